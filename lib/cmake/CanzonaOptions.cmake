@@ -1,0 +1,37 @@
+# SPDX-FileCopyrightText: Canzona Bench contributors
+# SPDX-License-Identifier: Apache-2.0
+#
+# canzona_options: the INTERFACE target every Canzona target links. It carries the language
+# standard, the warning set per language and the include directory of the generated
+# canzona/config.hpp, so no flag or include directory is ever set globally.
+
+find_package(Git QUIET)
+set(CANZONA_GIT_SHA "unknown")
+if(GIT_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/.git)
+  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --short=12 HEAD
+                  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} OUTPUT_VARIABLE _sha
+                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
+  if(_rc EQUAL 0 AND _sha)
+    set(CANZONA_GIT_SHA ${_sha})
+  endif()
+endif()
+
+set(CANZONA_GENERATED_INCLUDE_DIR ${PROJECT_BINARY_DIR}/generated)
+configure_file(${PROJECT_SOURCE_DIR}/lib/cmake/config.hpp.in
+               ${CANZONA_GENERATED_INCLUDE_DIR}/canzona/config.hpp @ONLY)
+
+add_library(canzona_options INTERFACE)
+add_library(canzona::options ALIAS canzona_options)
+target_compile_features(canzona_options INTERFACE cxx_std_20)
+target_include_directories(canzona_options INTERFACE ${CANZONA_GENERATED_INCLUDE_DIR})
+# Source locations in messages are relative to the project root, not to this machine.
+target_compile_options(canzona_options INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>
+  $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor>
+  $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${CANZONA_WERROR}>>:-Werror>
+  $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra --expt-relaxed-constexpr>
+  $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${CANZONA_WERROR}>>:-Werror=all-warnings>)
+
+# Executables of the project land in <build>/bin; tests look for them there.
+set(CANZONA_BIN_DIR ${PROJECT_BINARY_DIR}/bin)

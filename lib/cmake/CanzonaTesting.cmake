@@ -1,0 +1,44 @@
+# SPDX-FileCopyrightText: Canzona Bench contributors
+# SPDX-License-Identifier: Apache-2.0
+#
+# Test registration. Labels: cpu (pure host), mpi (multi-process under mpiexec), gpu (one CUDA
+# device), multi_gpu, bench_smoke (suites run briefly, JSON validated).
+include(GoogleTest)
+
+# canzona_add_test(<target> LABELS <label>...)
+# Discovers every TEST of a GoogleTest executable as its own CTest test. GTEST_SKIP is reported
+# by CTest as skipped, not passed; GPU tests hold a resource lock so they never share a device.
+function(canzona_add_test target)
+  cmake_parse_arguments(arg "" "" "LABELS" ${ARGN})
+  set(props LABELS "${arg_LABELS}" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]" TIMEOUT 300)
+  if("gpu" IN_LIST arg_LABELS OR "multi_gpu" IN_LIST arg_LABELS)
+    list(APPEND props RESOURCE_LOCK gpu)
+  endif()
+  gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
+                       PROPERTIES ${props})
+endfunction()
+
+# canzona_add_mpi_test(<target> RANKS <n>... [LABELS <label>...])
+# Runs the whole GoogleTest executable once per rank count under mpiexec. Oversubscription is
+# allowed because CI has 2 cores and the tests go up to 8 ranks.
+function(canzona_add_mpi_test target)
+  cmake_parse_arguments(arg "" "" "RANKS;LABELS" ${ARGN})
+  if(NOT arg_LABELS)
+    set(arg_LABELS mpi)
+  endif()
+  foreach(n IN LISTS arg_RANKS)
+    set(name ${target}.np${n})
+    add_test(NAME ${name}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} --oversubscribe
+                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS})
+    set(procs ${n})
+    if(procs GREATER 2)
+      set(procs 2)
+    endif()
+    set_tests_properties(${name} PROPERTIES
+      LABELS "${arg_LABELS}" TIMEOUT 600 PROCESSORS ${procs}
+      SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\].*\\[  PASSED  \\] 0 tests"
+      # Open MPI refuses to start as root without these; CI runs as root.
+      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")
+  endforeach()
+endfunction()
