@@ -1,0 +1,48 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Reader of Google Benchmark JSON output (1.7.1 fields and the newer skip fields), tolerant of
+// unknown keys as the format's documentation asks, strict about the fields the harness uses.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace canzona::harness {
+
+/// One row of the `benchmarks` array.
+struct BenchmarkRow {
+  std::string name;
+  std::string run_type;        ///< "iteration" or "aggregate"
+  std::string aggregate_name;  ///< "mean", "median", "stddev", "cv" for aggregates, else ""
+  std::int64_t iterations = 0;
+  double real_time = 0.0;
+  double cpu_time = 0.0;
+  std::string time_unit;  ///< "ns", "us", "ms" or "s"
+  std::map<std::string, double> counters;  ///< every other numeric field (user counters)
+  std::optional<std::string> error;        ///< error_message / skip_message when it failed
+};
+
+/// A whole benchmark output file.
+struct BenchmarkFile {
+  std::map<std::string, std::string> context;  ///< string-valued context keys
+  std::vector<BenchmarkRow> rows;
+};
+
+/// Parses a document; `source` names it in error messages. Throws ConfigError saying which field
+/// of which row is missing or has the wrong type.
+BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::string& source);
+
+/// Reads and parses a file; ConfigError when it cannot be read or is not valid JSON (with the
+/// parser's byte position).
+BenchmarkFile read_gbench_json(const std::filesystem::path& path);
+
+/// real_time converted to milliseconds.
+double real_time_ms(const BenchmarkRow& row);
+
+}  // namespace canzona::harness

@@ -1,0 +1,77 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+#include "canzona/harness/cli.hpp"
+
+#include "commands.hpp"
+
+#include <canzona/config.hpp>
+#include <canzona/core/error.hpp>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ostream>
+#include <sstream>
+#include <utility>
+
+namespace canzona::harness {
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"canzona-bench: plans, runs and compares distributed matrix-optimizer steps "
+               "(Canzona and its baselines) on Qwen3 shapes",
+               "canzona-bench"};
+  app.set_version_flag("--version", std::string(CANZONA_VERSION) + " (" + CANZONA_GIT_SHA + ")");
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  std::vector<std::pair<CLI::App*, CommandAction>> commands;
+  auto add = [&](CommandAction (*adder)(CLI::App&)) {
+    const std::size_t before = app.get_subcommands({}).size();
+    CommandAction action = adder(app);
+    commands.emplace_back(app.get_subcommands({}).at(before), std::move(action));
+  };
+  add(add_models_command);
+  add(add_plan_command);
+  add(add_validate_command);
+
+  // CLI11 would only say "A subcommand is required" for a mistyped command; name it instead.
+  if (!args.empty() && !args.front().starts_with("-") &&
+      std::none_of(commands.begin(), commands.end(),
+                   [&](const auto& c) { return c.first->get_name() == args.front(); })) {
+    std::vector<std::string> names;
+    for (const auto& c : commands) names.push_back(c.first->get_name());
+    err << "error: unknown command '" << args.front() << "'; available: "
+        << fmt::format("{}", fmt::join(names, ", ")) << "\nRun with --help for more information.\n";
+    return kExitUsage;
+  }
+
+  // CLI11 parses in reverse order of a vector; it expects argv order reversed.
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e, out, err);
+    // --help and --version exit 0; every real parse error is a usage error.
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+
+  const auto chosen = std::find_if(commands.begin(), commands.end(),
+                                   [](const auto& c) { return c.first->parsed(); });
+  try {
+    // Results are built completely before anything is printed, so a failure leaves no partial
+    // output behind.
+    std::ostringstream buffered;
+    const int code = chosen->second(buffered);
+    out << buffered.str();
+    return code;
+  } catch (const ConfigError& e) {
+    err << "error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    err << "internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace canzona::harness

@@ -1,0 +1,90 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The Google Benchmark JSON reader on 1.7.1-style and newer-style documents, good and bad.
+#include <canzona/core/error.hpp>
+#include <canzona/harness/gbench_json.hpp>
+
+#include <gtest/gtest.h>
+
+namespace canzona::harness {
+namespace {
+
+nlohmann::json valid_document() {
+  return nlohmann::json::parse(R"({
+    "context": {"date": "2026-11-22", "num_cpus": 2, "canzona_git_sha": "abc",
+                "device_kind": "cpu", "library_build_type": "debug"},
+    "benchmarks": [
+      {"name": "Planner/zero1/qwen3-8b/gpus:8/dp:8/tp:1", "run_type": "iteration",
+       "iterations": 120, "real_time": 1.5e6, "cpu_time": 1.4e6, "time_unit": "ns",
+       "buckets": 7, "matrices_cut": 3.0, "threads": 1, "future_field": {"nested": true}},
+      {"name": "Planner/zero1/qwen3-8b/gpus:8/dp:8/tp:1_median", "run_type": "aggregate",
+       "aggregate_name": "median", "iterations": 3, "real_time": 2.5, "cpu_time": 2.0,
+       "time_unit": "ms"},
+      {"name": "Broken/1", "error_occurred": true, "error_message": "needs 8 GPUs"},
+      {"name": "Skipped/1", "skipped": true, "skip_message": "no NCCL"}
+    ]})");
+}
+
+TEST(GbenchJsonTest, ReadsRowsCountersAndErrorsOfBothSchemaVersions) {
+  const BenchmarkFile file = parse_gbench_json(valid_document(), "doc");
+  ASSERT_EQ(file.rows.size(), 4u);
+  EXPECT_EQ(file.context.at("canzona_git_sha"), "abc");
+  EXPECT_EQ(file.context.count("num_cpus"), 0u) << "only string context values are kept";
+
+  const BenchmarkRow& first = file.rows[0];
+  EXPECT_EQ(first.iterations, 120);
+  EXPECT_DOUBLE_EQ(real_time_ms(first), 1.5);
+  EXPECT_EQ(first.counters.size(), 2u);
+  EXPECT_DOUBLE_EQ(first.counters.at("buckets"), 7.0);
+  EXPECT_DOUBLE_EQ(first.counters.at("matrices_cut"), 3.0);
+  EXPECT_FALSE(first.error.has_value());
+
+  EXPECT_EQ(file.rows[1].aggregate_name, "median");
+  EXPECT_DOUBLE_EQ(real_time_ms(file.rows[1]), 2.5);
+  EXPECT_EQ(file.rows[2].error.value_or(""), "needs 8 GPUs");
+  EXPECT_EQ(file.rows[3].error.value_or(""), "no NCCL");
+}
+
+TEST(GbenchJsonTest, ConvertsEveryTimeUnitToMilliseconds) {
+  BenchmarkRow row;
+  row.real_time = 3.0;
+  for (const auto& [unit, ms] : {std::pair{"ns", 3e-6}, {"us", 3e-3}, {"ms", 3.0}, {"s", 3e3}}) {
+    row.time_unit = unit;
+    EXPECT_DOUBLE_EQ(real_time_ms(row), ms) << unit;
+  }
+}
+
+void expect_config_error(const nlohmann::json& document, const std::string& fragment) {
+  try {
+    parse_gbench_json(document, "doc");
+    ADD_FAILURE() << "expected ConfigError mentioning '" << fragment << "'";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(GbenchJsonTest, RejectsDocumentsThatAreNotBenchmarkOutput) {
+  expect_config_error(nlohmann::json::array(), "top level is array");
+  expect_config_error(nlohmann::json{{"benchmarks", nlohmann::json::array()}}, "'context'");
+  expect_config_error(nlohmann::json{{"context", nlohmann::json::object()}}, "'benchmarks'");
+
+  nlohmann::json missing_time = valid_document();
+  missing_time["benchmarks"][0].erase("real_time");
+  expect_config_error(missing_time, "benchmarks[0]: missing field 'real_time'");
+
+  nlohmann::json wrong_type = valid_document();
+  wrong_type["benchmarks"][1]["iterations"] = "many";
+  expect_config_error(wrong_type, "benchmarks[1]: field 'iterations' has the wrong type");
+
+  nlohmann::json bad_unit = valid_document();
+  bad_unit["benchmarks"][0]["time_unit"] = "fortnights";
+  expect_config_error(bad_unit, "unknown time_unit 'fortnights'");
+
+  nlohmann::json nameless = valid_document();
+  nameless["benchmarks"][2].erase("name");
+  expect_config_error(nameless, "benchmarks[2]: missing field 'name'");
+}
+
+}  // namespace
+}  // namespace canzona::harness

@@ -1,0 +1,53 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The one main() of every suite: parses Google Benchmark flags, records provenance in the JSON
+// context (git sha, build type, backends, device), registers the suite and runs it.
+#include "suite.hpp"
+
+#include <canzona/config.hpp>
+#include <canzona/core/device.hpp>
+#include <canzona/core/error.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <string>
+
+namespace {
+
+void add_provenance_context() {
+  benchmark::AddCustomContext("canzona_version", CANZONA_VERSION);
+  benchmark::AddCustomContext("canzona_git_sha", CANZONA_GIT_SHA);
+  benchmark::AddCustomContext("canzona_build_type", CANZONA_BUILD_TYPE);
+  benchmark::AddCustomContext(
+      "canzona_config", std::string("cuda=") + std::to_string(CANZONA_WITH_CUDA) +
+                            ",nccl=" + std::to_string(CANZONA_WITH_NCCL) +
+                            ",mpi=" + std::to_string(CANZONA_WITH_MPI) +
+                            ",torch=" + std::to_string(CANZONA_WITH_TORCH));
+  // Device probing happens only here, after flag parsing: never during static initialisation.
+  const int gpus = canzona::cuda_device_count();
+  benchmark::AddCustomContext("device_kind", canzona::device_kind());
+  benchmark::AddCustomContext("gpu_count", std::to_string(gpus));
+  benchmark::AddCustomContext("gpu_name", gpus > 0 ? canzona::cuda_device_name(0) : "none");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  try {
+    add_provenance_context();
+    canzona::bench::register_suite();
+  } catch (const canzona::ConfigError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "internal error: %s\n", e.what());
+    return 3;
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
