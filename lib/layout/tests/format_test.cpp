@@ -5,6 +5,7 @@
 #include <canzona/layout/format.hpp>
 #include <canzona/layout/json.hpp>
 #include <canzona/layout/zero1.hpp>
+#include "hand_model.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,16 +15,7 @@ namespace canzona::layout {
 namespace {
 
 Zero1Layout hand_layout() {
-  model::ModelSpec m;
-  m.name = "hand";
-  m.hidden_size = 4;
-  m.intermediate_size = 8;
-  m.num_layers = 1;
-  m.num_heads = 2;
-  m.num_kv_heads = 1;
-  m.head_dim = 2;
-  m.vocab_size = 10;
-  m.tie_word_embeddings = true;
+  const model::ModelSpec m = testing::hand_model();
   return build_zero1_layout(m, ParallelConfig{4, 1, 8}, Zero1Options{50, false, true});
 }
 

@@ -6,6 +6,7 @@
 #include <canzona/core/error.hpp>
 #include <canzona/layout/tp_shapes.hpp>
 #include <canzona/layout/zero1.hpp>
+#include "hand_model.hpp"
 #include <canzona/model/catalog.hpp>
 #include <canzona/testing/seed.hpp>
 
@@ -20,22 +21,7 @@
 namespace canzona::layout {
 namespace {
 
-// h=4, I=8, one layer, 2 heads of dim 2, one KV head, vocab 10, tied. Megatron params (numel at
-// tp=1, vocab padded to 128): 0 embedding 512, 1 linear_proj 16, 2 qkv norm 4, 3 linear_qkv 32,
-// 4 q norm 2, 5 k norm 2, 6 fc1 norm 4, 7 linear_fc1 64, 8 linear_fc2 32, 9 final norm 4.
-model::ModelSpec hand_model() {
-  model::ModelSpec m;
-  m.name = "hand";
-  m.hidden_size = 4;
-  m.intermediate_size = 8;
-  m.num_layers = 1;
-  m.num_heads = 2;
-  m.num_kv_heads = 1;
-  m.head_dim = 2;
-  m.vocab_size = 10;
-  m.tie_word_embeddings = true;
-  return m;
-}
+using testing::hand_model;
 
 struct Span {
   std::size_t param;
