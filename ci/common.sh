@@ -121,3 +121,11 @@ build() {
   log "build ${BUILD_DIR} with ${JOBS} jobs"
   cmake --build "${BUILD_DIR}" --parallel "${JOBS}"
 }
+
+# Everything both README commands do before their own work: install, report, configure, build.
+setup_build() {
+  ensure_deps
+  print_env
+  configure
+  build
+}

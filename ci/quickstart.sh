@@ -21,10 +21,7 @@ case "${1:-}" in -h|--help) usage; exit 0 ;; esac
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-ensure_deps
-print_env
-configure
-build
+setup_build
 bench="${BUILD_DIR}/bin/canzona-bench"
 log "canzona-bench models"
 "${bench}" models

@@ -24,10 +24,7 @@ case "${1:-}" in -h|--help) usage; exit 0 ;; esac
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-ensure_deps
-print_env
-configure
-build
+setup_build
 labels="${CTEST_LABELS:-cpu|mpi|bench_smoke|gpu}"
 log "ctest -L '${labels}'"
 ctest --test-dir "${BUILD_DIR}" --output-on-failure --parallel "${JOBS}" -L "${labels}" "$@"
