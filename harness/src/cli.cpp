@@ -33,6 +33,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   };
   add(add_models_command);
   add(add_plan_command);
+  add(add_step_command);
   add(add_validate_command);
 
   // CLI11 would only say "A subcommand is required" for a mistyped command; name it instead.

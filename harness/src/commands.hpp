@@ -16,6 +16,7 @@ using CommandAction = std::function<int(std::ostream& out)>;
 
 CommandAction add_models_command(CLI::App& app);
 CommandAction add_plan_command(CLI::App& app);
+CommandAction add_step_command(CLI::App& app);
 CommandAction add_validate_command(CLI::App& app);
 
 }  // namespace canzona::harness

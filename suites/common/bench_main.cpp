@@ -4,6 +4,7 @@
 // The one main() of every suite: parses Google Benchmark flags, records provenance in the JSON
 // context (git sha, build type, backends, device), registers the suite and runs it.
 #include "suite.hpp"
+#include "suite_flags.hpp"
 
 #include <canzona/config.hpp>
 #include <canzona/core/device.hpp>
@@ -35,11 +36,15 @@ void add_provenance_context() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   try {
+    canzona::bench::take_suite_flags(argc, argv);
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
     add_provenance_context();
     canzona::bench::register_suite();
+    if (const std::string unused = canzona::bench::unused_suite_flags(); !unused.empty()) {
+      throw canzona::ConfigError("this suite has no flag " + unused);
+    }
   } catch (const canzona::ConfigError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -9,7 +9,8 @@ foreach(var BENCH VALIDATOR OUT)
   endif()
 endforeach()
 file(REMOVE ${OUT})
-execute_process(COMMAND ${BENCH} --benchmark_min_time=0.01 --benchmark_out=${OUT}
+string(REPLACE "|" ";" extra_args "${ARGS}")
+execute_process(COMMAND ${BENCH} ${extra_args} --benchmark_min_time=0.01 --benchmark_out=${OUT}
                         --benchmark_out_format=json
                 RESULT_VARIABLE bench_rc)
 if(NOT bench_rc EQUAL 0)

@@ -1,0 +1,208 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Where optimizer kernels run. The optimizers (lib/optim) are written once against this
+// interface; `cpu` (OpenBLAS + LAPACKE) and `cuda` (cuBLAS + cuSOLVER + fused kernels) implement
+// it. Host-clean: no CUDA type appears here.
+//
+// Conventions for every operation:
+//  - Pointers are in the backend's memory (host for cpu, device for cuda), from allocate().
+//  - Matrices are ROW-MAJOR, [rows, cols] as PyTorch stores an nn.Linear weight [out, in];
+//    `ld` is the row stride in elements.
+//  - Work is enqueued in order on the backend's one stream and may be asynchronous: nothing
+//    here synchronises the host except synchronize(), download() and the explicitly blocking
+//    queries. No operation allocates memory; workspaces are sized by the *_workspace_bytes
+//    queries and allocated once by the caller, outside the timed step.
+//  - Scalars that depend on data (norms, counters) stay in backend memory (`const float*` /
+//    `int*` arguments) so a step never waits for the host; hyper-parameters are host values.
+//  - Batched operations act on `count` equally shaped items laid out back to back (item i
+//    starts at i·stride elements, stride = rows·cols unless stated).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+namespace canzona::backend {
+
+/// Storage type of an array. bf16 is stored as its 16-bit pattern (upper half of an fp32).
+enum class ElementType { kFloat32, kBFloat16 };
+
+/// Bytes of one element.
+std::size_t element_size(ElementType type);
+
+enum class Trans { kNo, kYes };
+
+/// Order of decoupled weight decay relative to the update in apply_update.
+enum class DecayOrder {
+  kBeforeUpdate,  ///< p ← p·(1 − lr·wd) − lr·s·u   (Muon, Shampoo, AdamW)
+  kAfterUpdate,   ///< p ← (p − lr·s·u)·(1 − lr·wd)   (SOAP)
+};
+
+class Backend;
+
+/// Memory from Backend::allocate, released by its owner when destroyed. Move-only.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(Backend* owner, void* data, std::size_t bytes) : owner_(owner), data_(data), bytes_(bytes) {}
+  Buffer(Buffer&& other) noexcept;
+  Buffer& operator=(Buffer&& other) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer();
+
+  void* data() const noexcept { return data_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+  template <typename T>
+  T* as() const noexcept {
+    return static_cast<T*>(data_);
+  }
+
+ private:
+  void reset() noexcept;
+  Backend* owner_ = nullptr;
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// Arguments of one (optionally strided-batched) GEMM, row-major:
+///   C_i = alpha · op(A_i) · op(B_i) + beta · C_i,  op(A_i) is m×k, op(B_i) is k×n, C_i is m×n,
+/// for i < batch, with A_i = a + i·stride_a elements (likewise B, C). A and B share `ab_type`;
+/// C has `c_type`. Accumulation is fp32 whatever the storage types. C must not alias A or B.
+struct GemmArgs {
+  Trans trans_a = Trans::kNo;
+  Trans trans_b = Trans::kNo;
+  std::int64_t m = 0, n = 0, k = 0;
+  float alpha = 1.0f;
+  const void* a = nullptr;
+  std::int64_t lda = 0;
+  const void* b = nullptr;
+  std::int64_t ldb = 0;
+  float beta = 0.0f;
+  void* c = nullptr;
+  std::int64_t ldc = 0;
+  ElementType ab_type = ElementType::kFloat32;
+  ElementType c_type = ElementType::kFloat32;
+  std::int64_t batch = 1;
+  std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  /// "cpu" or "cuda".
+  virtual std::string_view name() const = 0;
+
+  // ---- memory (outside timed steps) -------------------------------------------------------
+  /// Zero-filled memory of `bytes` bytes, aligned to 256 bytes. Blocking.
+  virtual Buffer allocate(std::size_t bytes) = 0;
+  /// Host → backend copy, ordered on the stream; `host` must stay valid until synchronize().
+  virtual void upload(void* dst, const void* host, std::size_t bytes) = 0;
+  /// Backend → host copy. Blocking: returns when `host` holds the data.
+  virtual void download(void* host, const void* src, std::size_t bytes) = 0;
+  /// Blocks the host until all enqueued work is done.
+  virtual void synchronize() = 0;
+
+  // ---- data movement ------------------------------------------------------------------------
+  virtual void fill_zero(void* dst, std::size_t bytes) = 0;
+  virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
+  /// dst[i] = convert(src[i]); fp32 → bf16 rounds to nearest even.
+  virtual void convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
+                       std::int64_t n) = 0;
+
+  // ---- dense linear algebra -----------------------------------------------------------------
+  virtual void gemm(const GemmArgs& args) = 0;
+  /// Symmetric eigendecomposition of `count` n×n fp32 matrices (each read from its lower and
+  /// upper triangle alike; callers pass symmetric matrices). On return each matrix holds its
+  /// eigenvectors as COLUMNS (a[r·n + j] is component r of eigenvector j) and w[i·n + j] the
+  /// eigenvalues in ASCENDING order. `workspace` has eigh_workspace_bytes(n, count) bytes.
+  virtual void eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* workspace) = 0;
+  virtual std::size_t eigh_workspace_bytes(std::int64_t n, std::int64_t count) = 0;
+  /// Replaces the m×n (m ≥ n) fp32 matrix `a` by the Q factor of its thin QR decomposition,
+  /// with column signs chosen so that diag(R) ≥ 0 (unique for full-rank input).
+  virtual void orthonormalize(std::int64_t m, std::int64_t n, float* a, void* workspace) = 0;
+  virtual std::size_t orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) = 0;
+
+  // ---- reductions (results stay in backend memory) ------------------------------------------
+  /// out[i] = Σ_j x_i[j]² over `count` items of n elements each (fp32 accumulation).
+  virtual void sum_squares(const void* x, ElementType type, std::int64_t n, std::int64_t count,
+                           float* out) = 0;
+  /// *counter += number of NaN/Inf elements of x (fp32). Lets a step detect bad gradients
+  /// without a host synchronisation; callers read the counter after synchronize().
+  virtual void count_nonfinite(const float* x, std::int64_t n, int* counter) = 0;
+  /// out[j] = Σ_r a[r·n + j]·b[r·n + j] for n×n fp32 matrices: diag(aᵀ·b).
+  virtual void column_dots(const float* a, const float* b, std::int64_t n, float* out) = 0;
+
+  // ---- fused element-wise kernels -----------------------------------------------------------
+  /// Muon momentum: buf ← μ·buf + (1 − μ)·g; out ← nesterov ? (1 − μ)·g + μ·buf : buf.
+  /// `out` may be bf16 (the NS input); buf and g are fp32.
+  virtual void muon_momentum(float* buf, const float* g, void* out, ElementType out_type,
+                             std::int64_t n, float mu, bool nesterov) = 0;
+  /// Frobenius normalisation of `count` items of n elements: x_i ← x_i / max(sqrt(sumsq[i]), eps).
+  virtual void normalize(void* x, ElementType type, std::int64_t n, std::int64_t count,
+                         const float* sumsq, float eps) = 0;
+  /// RMS normalisation of one item: x ← x / (eps + sqrt(*sumsq / n)).
+  virtual void normalize_rms(float* x, std::int64_t n, const float* sumsq, float eps) = 0;
+  /// y ← alpha·x + beta·y (x and y of the same type; x may equal y).
+  virtual void axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
+                     float beta) = 0;
+  /// m ← β·m + (1 − β)·g.
+  virtual void ema(float* m, const float* g, std::int64_t n, float beta) = 0;
+  /// v ← β·v + (1 − β)·g².
+  virtual void ema_square(float* v, const float* g, std::int64_t n, float beta) = 0;
+  /// out ← (m / bias1) / (sqrt(v / bias2) + eps)  (Adam direction; out may alias m).
+  virtual void adam_direction(const float* m, const float* v, float* out, std::int64_t n,
+                              float bias1, float bias2, float eps) = 0;
+  /// out ← x / (sqrt(v) + eps) (SOAP's rotated-basis division; out may alias x).
+  virtual void divide_sqrt_eps(const float* x, const float* v, float* out, std::int64_t n,
+                               float eps) = 0;
+  /// Decoupled-weight-decay update of `count` items of n elements (p fp32, u of `u_type`):
+  ///   s_i = scale · (ratio_num ? sqrt(ratio_num[i]) / max(sqrt(ratio_den[i]), 1e-30) : 1)
+  ///   kBeforeUpdate: p_i ← p_i·(1 − lr·wd) − lr·s_i·u_i;  kAfterUpdate: p_i ← (p_i − lr·s_i·u_i)·(1 − lr·wd)
+  /// The optional norm ratio implements Shampoo's grafting without a host round trip.
+  virtual void apply_update(float* p, const void* u, ElementType u_type, std::int64_t n,
+                            std::int64_t count, float lr, float wd, float scale,
+                            DecayOrder order, const float* ratio_num,
+                            const float* ratio_den) = 0;
+  /// One fused AdamW step (bias-corrected with the host scalars bias1 = 1 − β1^t, bias2 = 1 − β2^t):
+  ///   m ← β1·m + (1 − β1)·g; v ← β2·v + (1 − β2)·g²; p ← p·(1 − lr·wd) − lr·(m/bias1)/(sqrt(v/bias2) + eps)
+  virtual void adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n, float lr,
+                          float beta1, float beta2, float eps, float wd, float bias1,
+                          float bias2) = 0;
+
+  // ---- small-matrix helpers for the preconditioners (n×n fp32, `count` back to back) -------
+  /// a_i ← a_i + value·I.
+  virtual void add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) = 0;
+  /// out_i[r, j] = q_i[r, j] · (max(w_i[j], 0) + eps)^exponent  (columns of eigenvectors scaled
+  /// for an inverse root; out_i · q_iᵀ is then the root).
+  virtual void scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
+                                 std::int64_t count, float eps, float exponent) = 0;
+  /// Reverses the column order of `count` n×n matrices in place (ascending → descending
+  /// eigenvalue order).
+  virtual void reverse_columns(float* a, std::int64_t n, std::int64_t count) = 0;
+  /// perm ← indices that sort `values` (n entries) in DESCENDING order, ties by lower index.
+  virtual void argsort_descending(const float* values, std::int64_t n, int* perm) = 0;
+  /// out[r, j] = a[r, perm[j]] for a rows×cols matrix (out must not alias a).
+  virtual void permute_columns(const float* a, std::int64_t rows, std::int64_t cols,
+                               const int* perm, float* out) = 0;
+  /// out[r, :] = a[perm[r], :] for a rows×cols matrix (out must not alias a).
+  virtual void permute_rows(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
+                            float* out) = 0;
+
+ protected:
+  friend class Buffer;
+  /// Frees memory from allocate(); never throws.
+  virtual void release(void* data) noexcept = 0;
+};
+
+/// The backend named `name` ("cpu", "cuda"); ConfigError when unknown or not built in, or when
+/// "cuda" is asked for on a machine without a GPU. `device` selects the GPU for "cuda".
+std::unique_ptr<Backend> make_backend(std::string_view name, int device = 0);
+
+}  // namespace canzona::backend

@@ -1,0 +1,173 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The optimizer step as the executor sees it: per-matrix state made up front, workspaces
+// reserved up front, then steps that only enqueue backend work (no allocation, no host sync).
+#pragma once
+
+#include <canzona/backend/backend.hpp>
+#include <canzona/optim/options.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace canzona::optim {
+
+/// A matrix shape, row-major [rows, cols] (PyTorch's nn.Linear weight [out, in]).
+struct Shape {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  friend bool operator==(const Shape& a, const Shape& b) {
+    return a.rows == b.rows && a.cols == b.cols;
+  }
+};
+
+/// One named fp32 array of a state, for inspection (tests, checkpoints). `data` is in the
+/// backend's memory and owned by the state.
+struct StateTensor {
+  std::string_view name;  ///< "momentum", "exp_avg", "L", "Q0", …
+  const float* data = nullptr;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+};
+
+/// The optimizer state of one matrix (or split fragment): its arrays live in backend memory,
+/// allocated once by MatrixOptimizer::make_state and freed with this object. The step counter
+/// is a host int (it decides refreshes and bias corrections without touching the device).
+class MatrixState {
+ public:
+  virtual ~MatrixState() = default;
+  MatrixState(const MatrixState&) = delete;
+  MatrixState& operator=(const MatrixState&) = delete;
+
+  OptimizerKind kind() const noexcept { return kind_; }
+  Shape shape() const noexcept { return shape_; }
+  /// Steps taken with this state so far (SOAP's first, update-free call included).
+  int steps() const noexcept { return steps_; }
+  /// Backend bytes this state holds (equals MatrixOptimizer::state_bytes(rows, cols)).
+  std::size_t bytes() const noexcept { return bytes_; }
+  /// The state's arrays, in a fixed order per optimizer. Reading them needs a download.
+  virtual std::vector<StateTensor> tensors() const = 0;
+
+ protected:
+  MatrixState(OptimizerKind kind, Shape shape) : kind_(kind), shape_(shape) {}
+  OptimizerKind kind_;
+  Shape shape_;
+  int steps_ = 0;
+  std::size_t bytes_ = 0;
+  friend class MatrixOptimizer;  // advances steps_ after each step
+};
+
+/// One matrix of a batched step: its state and the backend pointers of its fp32 parameter and
+/// gradient (both rows·cols elements, row-major, contiguous). `shape`, when given (rows > 0),
+/// is checked against the state's shape. `name` is only used in error messages.
+struct StepTask {
+  MatrixState* state = nullptr;
+  float* param = nullptr;
+  const float* grad = nullptr;
+  Shape shape{};
+  std::string_view name{};
+};
+
+/// A matrix optimizer (Muon, Shampoo, SOAP) or AdamW (which treats a matrix as a flat vector,
+/// so the same interface serves every non-matrix parameter with shape [1, numel]) written once
+/// against canzona::backend. All arrays are in the backend's memory; steps enqueue work on the
+/// backend's stream and never synchronise the host or allocate.
+///
+/// Non-finite gradients: every step adds the number of NaN/Inf gradient elements to a counter
+/// in backend memory. The step is NOT skipped on the device (that would need a host round
+/// trip); callers that want a clean error check nonfinite_gradients() after the step (see
+/// check_finite_gradients). On the cpu backend that check is free, so it can run eagerly after
+/// every step.
+class MatrixOptimizer {
+ public:
+  virtual ~MatrixOptimizer() = default;
+  MatrixOptimizer(const MatrixOptimizer&) = delete;
+  MatrixOptimizer& operator=(const MatrixOptimizer&) = delete;
+
+  virtual OptimizerKind kind() const noexcept = 0;
+  /// "muon", "shampoo", "soap" or "adamw".
+  std::string_view name() const noexcept { return to_string(kind()); }
+  const OptimizerSpec& spec() const noexcept { return spec_; }
+  backend::Backend& backend() const noexcept { return backend_; }
+
+  /// Zero-initialised state for a rows×cols matrix, allocated now in backend memory (blocking).
+  /// Also reserves a batch-of-one workspace for this shape, so step() works without reserve().
+  /// ConfigError for a non-positive shape.
+  virtual std::unique_ptr<MatrixState> make_state(std::int64_t rows, std::int64_t cols) = 0;
+
+  /// Backend bytes of one state of a rows×cols matrix (what make_state allocates).
+  virtual std::size_t state_bytes(std::int64_t rows, std::int64_t cols) const = 0;
+
+  /// Workspace bytes a batch of `batch` equally shaped rows×cols matrices needs on this
+  /// optimizer's backend (solver workspaces included).
+  virtual std::size_t workspace_bytes(std::int64_t rows, std::int64_t cols,
+                                      std::int64_t batch) const = 0;
+
+  /// Grows the one shared workspace so every shape in `shapes` can be stepped `max_batch`
+  /// matrices at a time. Allocates (blocking); call before the timed region. Larger groups in
+  /// step_batch are cut into chunks of the reserved batch size.
+  void reserve(std::span<const Shape> shapes, std::int64_t max_batch);
+
+  /// Bytes of the shared workspace allocated so far.
+  std::size_t reserved_workspace_bytes() const noexcept;
+
+  /// One step of one matrix: param ← update(state, grad). Enqueued; does not synchronise.
+  void step(MatrixState& state, float* param, const float* grad);
+
+  /// Steps every task. Tasks of equal shape (and equal step count) are grouped and run through
+  /// strided-batched GEMMs / batched solvers and per-item element-wise kernels, after copying
+  /// per-matrix operands into contiguous batch workspaces where the batched kernel needs them.
+  /// The results equal stepping the tasks one by one with the same backend up to the summation
+  /// order inside the backend's batched GEMM/solver (bitwise where the backend runs a batch as
+  /// a loop over items, as the cpu backend does). A state may appear at most once.
+  /// Enqueued; does not synchronise. ConfigError on a shape mismatch or a foreign state.
+  void step_batch(std::span<const StepTask> tasks);
+
+  /// NaN/Inf gradient elements seen since construction or the last reset. Synchronises.
+  std::size_t nonfinite_gradients();
+  /// Zeroes the non-finite counter (enqueued, no synchronisation).
+  void reset_nonfinite_gradients();
+
+ protected:
+  MatrixOptimizer(const OptimizerSpec& spec, backend::Backend& backend);
+
+  /// Runs one chunk of tasks with equal shape and step count (size ≤ the reserved batch) using
+  /// `workspace` (workspace_bytes(shape, tasks.size()) bytes). Must not touch the step counters.
+  virtual void run_group(std::span<const StepTask> tasks, void* workspace) = 0;
+
+  /// Records that `batch` items of `shape` fit the shared workspace (grows it if needed).
+  void ensure_capacity(Shape shape, std::int64_t batch);
+
+  OptimizerSpec spec_;
+  backend::Backend& backend_;
+
+ private:
+  struct Capacity {
+    Shape shape;
+    std::int64_t batch;
+  };
+  std::int64_t capacity(Shape shape) const;
+  void check_task(const StepTask& task) const;
+
+  backend::Buffer workspace_;
+  backend::Buffer counter_;  // one int: NaN/Inf gradient elements
+  std::vector<Capacity> capacities_;
+  std::vector<StepTask> scratch_;         // host-side grouping, capacity kept between steps
+  std::vector<const MatrixState*> seen_;  // duplicate-state check
+};
+
+/// The optimizer `spec` names on `backend` (which must outlive it). Validates the spec
+/// (ConfigError naming the bad hyper-parameter). Allocates its non-finite counter (blocking).
+std::unique_ptr<MatrixOptimizer> make_matrix_optimizer(const OptimizerSpec& spec,
+                                                       backend::Backend& backend);
+
+/// The CLI's check after a step: throws canzona::Error naming `parameter` and the count when
+/// `optimizer` saw non-finite gradient elements (and resets the counter). Synchronises.
+void check_finite_gradients(MatrixOptimizer& optimizer, std::string_view parameter);
+
+}  // namespace canzona::optim

@@ -1,0 +1,65 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// AdamW as a MatrixOptimizer: a matrix is a flat vector, one fused backend kernel per step, so
+// the executor steps embeddings, heads, norms and biases through the same interface.
+#include "detail.hpp"
+
+#include <cmath>
+
+namespace canzona::optim::detail {
+
+namespace {
+
+enum AdamWSlot { kM = 0, kV };
+
+class AdamW final : public MatrixOptimizer {
+ public:
+  AdamW(const OptimizerSpec& spec, backend::Backend& be) : MatrixOptimizer(spec, be) {}
+
+  OptimizerKind kind() const noexcept override { return OptimizerKind::kAdamW; }
+
+  std::unique_ptr<MatrixState> make_state(std::int64_t rows, std::int64_t cols) override {
+    check_shape(rows, cols, "adamw make_state");
+    auto state = std::make_unique<BufferState>(OptimizerKind::kAdamW, Shape{rows, cols});
+    state->add(backend_, kM, "exp_avg", rows, cols);
+    state->add(backend_, kV, "exp_avg_sq", rows, cols);
+    ensure_capacity(Shape{rows, cols}, 1);
+    return state;
+  }
+
+  std::size_t state_bytes(std::int64_t rows, std::int64_t cols) const override {
+    check_shape(rows, cols, "adamw state_bytes");
+    return static_cast<std::size_t>(2 * rows * cols) * sizeof(float);
+  }
+
+  std::size_t workspace_bytes(std::int64_t rows, std::int64_t cols,
+                              std::int64_t /*batch*/) const override {
+    check_shape(rows, cols, "adamw workspace_bytes");
+    return 0;
+  }
+
+ protected:
+  void run_group(std::span<const StepTask> tasks, void* /*workspace*/) override {
+    const AdamWOptions& o = spec_.adamw;
+    const int t = tasks.front().state->steps() + 1;
+    const auto bias1 = static_cast<float>(1.0 - std::pow(o.beta1, t));
+    const auto bias2 = static_cast<float>(1.0 - std::pow(o.beta2, t));
+    for (const StepTask& task : tasks) {
+      auto& st = buffer_state(task);
+      const Shape s = st.shape();
+      backend_.adamw_step(task.param, task.grad, st.at(kM), st.at(kV), s.rows * s.cols,
+                          static_cast<float>(o.lr), static_cast<float>(o.beta1),
+                          static_cast<float>(o.beta2), static_cast<float>(o.eps),
+                          static_cast<float>(o.weight_decay), bias1, bias2);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<MatrixOptimizer> make_adamw(const OptimizerSpec& spec, backend::Backend& be) {
+  return std::make_unique<AdamW>(spec, be);
+}
+
+}  // namespace canzona::optim::detail

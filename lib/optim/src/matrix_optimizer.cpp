@@ -1,0 +1,222 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// What every optimizer shares: validation, the shared workspace, grouping of batched steps by
+// shape, the non-finite gradient counter, and the factory.
+#include "canzona/optim/matrix_optimizer.hpp"
+
+#include "detail.hpp"
+
+#include <canzona/core/error.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+namespace canzona::optim {
+
+namespace detail {
+
+void check_shape(std::int64_t rows, std::int64_t cols, std::string_view what) {
+  if (rows < 1 || cols < 1) {
+    throw ConfigError(
+        fmt::format("{}: matrix shape [{}, {}] is invalid; rows and cols must be >= 1 (a 1-D "
+                    "parameter of n elements is [1, n])",
+                    what, rows, cols));
+  }
+}
+
+float* BufferState::add(backend::Backend& backend, int slot, std::string_view name,
+                        std::int64_t rows, std::int64_t cols) {
+  const auto bytes = static_cast<std::size_t>(rows * cols) * sizeof(float);
+  buffers_.push_back(backend.allocate(bytes));  // zero-filled
+  auto* data = buffers_.back().as<float>();
+  ptr_[static_cast<std::size_t>(slot)] = data;
+  tensors_.push_back(StateTensor{name, data, rows, cols});
+  bytes_ += bytes;
+  return data;
+}
+
+void gemm_f32(backend::Backend& be, std::int64_t batch, backend::Trans ta, backend::Trans tb,
+              std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+              const float* b, float beta, float* c) {
+  backend::GemmArgs g;
+  g.trans_a = ta;
+  g.trans_b = tb;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.alpha = alpha;
+  g.beta = beta;
+  g.a = a;
+  g.b = b;
+  g.c = c;
+  // Row-major storage: op(A) is m×k, so A is stored m×k (lda = k) or k×m (lda = m).
+  g.lda = ta == backend::Trans::kNo ? k : m;
+  g.ldb = tb == backend::Trans::kNo ? n : k;
+  g.ldc = n;
+  g.batch = batch;
+  g.stride_a = m * k;
+  g.stride_b = k * n;
+  g.stride_c = m * n;
+  be.gemm(g);
+}
+
+}  // namespace detail
+
+MatrixOptimizer::MatrixOptimizer(const OptimizerSpec& spec, backend::Backend& backend)
+    : spec_(spec), backend_(backend), counter_(backend.allocate(sizeof(int))) {}
+
+void MatrixOptimizer::ensure_capacity(Shape shape, std::int64_t batch) {
+  detail::check_shape(shape.rows, shape.cols, name());
+  if (batch < 1) {
+    throw ConfigError(fmt::format("{}: reserve needs max_batch >= 1, got {}", name(), batch));
+  }
+  const std::size_t need = workspace_bytes(shape.rows, shape.cols, batch);
+  if (need > workspace_.bytes()) {
+    // The old workspace may still be read by enqueued work; reserve() is outside the timed
+    // region, so a synchronisation here costs nothing that matters.
+    backend_.synchronize();
+    workspace_ = backend::Buffer{};
+    workspace_ = backend_.allocate(need);
+  }
+  for (auto& c : capacities_) {
+    if (c.shape == shape) {
+      c.batch = std::max(c.batch, batch);
+      return;
+    }
+  }
+  capacities_.push_back(Capacity{shape, batch});
+}
+
+void MatrixOptimizer::reserve(std::span<const Shape> shapes, std::int64_t max_batch) {
+  for (const Shape& s : shapes) ensure_capacity(s, max_batch);
+}
+
+std::size_t MatrixOptimizer::reserved_workspace_bytes() const noexcept {
+  return workspace_.bytes();
+}
+
+std::int64_t MatrixOptimizer::capacity(Shape shape) const {
+  for (const auto& c : capacities_) {
+    if (c.shape == shape) return c.batch;
+  }
+  return 0;
+}
+
+void MatrixOptimizer::check_task(const StepTask& task) const {
+  const std::string_view label = task.name.empty() ? std::string_view{"<unnamed>"} : task.name;
+  if (task.state == nullptr || task.param == nullptr || task.grad == nullptr) {
+    throw ConfigError(
+        fmt::format("{} step of parameter '{}': state, param and grad must all be "
+                    "given",
+                    name(), label));
+  }
+  if (task.state->kind() != kind()) {
+    throw ConfigError(
+        fmt::format("{} step of parameter '{}': its state was made by {}; make it "
+                    "with this optimizer's make_state",
+                    name(), label, to_string(task.state->kind())));
+  }
+  const Shape s = task.state->shape();
+  if ((task.shape.rows != 0 || task.shape.cols != 0) && !(task.shape == s)) {
+    throw ConfigError(
+        fmt::format("{} step of parameter '{}': shape [{}, {}] does not match its "
+                    "state's shape [{}, {}]",
+                    name(), label, task.shape.rows, task.shape.cols, s.rows, s.cols));
+  }
+}
+
+void MatrixOptimizer::step(MatrixState& state, float* param, const float* grad) {
+  const StepTask task{&state, param, grad, {}, {}};
+  step_batch(std::span<const StepTask>(&task, 1));
+}
+
+void MatrixOptimizer::step_batch(std::span<const StepTask> tasks) {
+  if (tasks.empty()) return;
+  for (const StepTask& t : tasks) check_task(t);
+
+  // Group by (shape, step count): equal step counts share refresh decisions and bias
+  // corrections. stable_sort keeps the callers' order inside a group. The host vector keeps
+  // its capacity between steps.
+  scratch_.assign(tasks.begin(), tasks.end());
+  std::stable_sort(scratch_.begin(), scratch_.end(), [](const StepTask& a, const StepTask& b) {
+    return std::make_tuple(a.state->shape().rows, a.state->shape().cols, a.state->steps()) <
+           std::make_tuple(b.state->shape().rows, b.state->shape().cols, b.state->steps());
+  });
+  seen_.clear();
+  for (const StepTask& t : scratch_) seen_.push_back(t.state);
+  std::sort(seen_.begin(), seen_.end());
+  if (const auto dup = std::adjacent_find(seen_.begin(), seen_.end()); dup != seen_.end()) {
+    const auto it = std::find_if(scratch_.begin(), scratch_.end(),
+                                 [&](const StepTask& t) { return t.state == *dup; });
+    throw ConfigError(
+        fmt::format("{} step_batch: the state of parameter '{}' appears twice", name(), it->name));
+  }
+
+  auto* counter = counter_.as<int>();
+  for (const StepTask& t : scratch_) {
+    const Shape s = t.state->shape();
+    backend_.count_nonfinite(t.grad, s.rows * s.cols, counter);
+  }
+
+  std::size_t begin = 0;
+  while (begin < scratch_.size()) {
+    const MatrixState& first = *scratch_[begin].state;
+    std::size_t end = begin + 1;
+    while (end < scratch_.size() && scratch_[end].state->shape() == first.shape() &&
+           scratch_[end].state->steps() == first.steps()) {
+      ++end;
+    }
+    const auto cap = static_cast<std::size_t>(capacity(first.shape()));
+    CANZONA_CHECK(cap >= 1, "every state's shape has a workspace from make_state");
+    for (std::size_t c = begin; c < end; c += cap) {
+      const std::size_t count = std::min(cap, end - c);
+      run_group(std::span<const StepTask>(scratch_.data() + c, count), workspace_.data());
+    }
+    begin = end;
+  }
+  for (const StepTask& t : scratch_) ++t.state->steps_;
+}
+
+std::size_t MatrixOptimizer::nonfinite_gradients() {
+  int host = 0;
+  backend_.synchronize();
+  backend_.download(&host, counter_.data(), sizeof(int));
+  return static_cast<std::size_t>(host);
+}
+
+void MatrixOptimizer::reset_nonfinite_gradients() {
+  backend_.fill_zero(counter_.data(), sizeof(int));
+}
+
+std::unique_ptr<MatrixOptimizer> make_matrix_optimizer(const OptimizerSpec& spec,
+                                                       backend::Backend& backend) {
+  validate(spec);
+  switch (spec.kind) {
+    case OptimizerKind::kMuon:
+      return detail::make_muon(spec, backend);
+    case OptimizerKind::kShampoo:
+      return detail::make_shampoo(spec, backend);
+    case OptimizerKind::kSoap:
+      return detail::make_soap(spec, backend);
+    case OptimizerKind::kAdamW:
+      return detail::make_adamw(spec, backend);
+  }
+  throw ConfigError(fmt::format("unknown optimizer kind {}", static_cast<int>(spec.kind)));
+}
+
+void check_finite_gradients(MatrixOptimizer& optimizer, std::string_view parameter) {
+  const std::size_t bad = optimizer.nonfinite_gradients();
+  if (bad == 0) return;
+  optimizer.reset_nonfinite_gradients();
+  throw Error(
+      fmt::format("non-finite gradient: parameter '{}' has {} NaN/Inf element(s) "
+                  "({} step); the update was applied on the device, so the parameter is "
+                  "no longer trustworthy (check the loss scale and the inputs)",
+                  parameter, bad, optimizer.name()));
+}
+
+}  // namespace canzona::optim

@@ -1,0 +1,285 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// SOAP over backend ops (paper-spec §5.3): Adam in the eigenbasis of the Shampoo statistics,
+// bases refreshed by one QR power iteration every precondition_frequency steps. README.md.
+#include "detail.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace canzona::optim::detail {
+
+namespace {
+
+enum SoapSlot { kM = 0, kV, kGG0, kGG1, kQ0, kQ1 };
+
+using backend::Trans;
+
+class Soap final : public MatrixOptimizer {
+ public:
+  Soap(const OptimizerSpec& spec, backend::Backend& be) : MatrixOptimizer(spec, be) {}
+
+  OptimizerKind kind() const noexcept override { return OptimizerKind::kSoap; }
+
+  std::unique_ptr<MatrixState> make_state(std::int64_t rows, std::int64_t cols) override {
+    check_shape(rows, cols, "soap make_state");
+    const SoapOptions& o = spec_.soap;
+    auto state = std::make_unique<BufferState>(OptimizerKind::kSoap, Shape{rows, cols});
+    state->add(backend_, kM, "exp_avg", rows, cols);
+    state->add(backend_, kV, "exp_avg_sq", rows, cols);
+    if (rows <= o.max_precond_dim) state->add(backend_, kGG0, "GG0", rows, rows);
+    if (cols <= o.max_precond_dim) state->add(backend_, kGG1, "GG1", cols, cols);
+    if (rows <= o.max_precond_dim) state->add(backend_, kQ0, "Q0", rows, rows);
+    if (cols <= o.max_precond_dim) state->add(backend_, kQ1, "Q1", cols, cols);
+    ensure_capacity(Shape{rows, cols}, 1);
+    return state;
+  }
+
+  std::size_t state_bytes(std::int64_t rows, std::int64_t cols) const override {
+    check_shape(rows, cols, "soap state_bytes");
+    const SoapOptions& o = spec_.soap;
+    std::int64_t floats = 2 * rows * cols;
+    if (rows <= o.max_precond_dim) floats += 2 * rows * rows;
+    if (cols <= o.max_precond_dim) floats += 2 * cols * cols;
+    return static_cast<std::size_t>(floats) * sizeof(float);
+  }
+
+  std::size_t workspace_bytes(std::int64_t rows, std::int64_t cols,
+                              std::int64_t batch) const override {
+    check_shape(rows, cols, "soap workspace_bytes");
+    Carver c;
+    carve_soap(c, spec_.soap, Shape{rows, cols}, batch, solver_bytes(rows, cols, batch));
+    return c.size();
+  }
+
+ protected:
+  void run_group(std::span<const StepTask> tasks, void* workspace) override {
+    if (tasks.front().state->steps() == 0) {
+      initialize(tasks, workspace);
+    } else {
+      update(tasks, workspace);
+    }
+  }
+
+ private:
+  SolverBytes solver_bytes(std::int64_t rows, std::int64_t cols, std::int64_t batch) const {
+    const SoapOptions& o = spec_.soap;
+    SolverBytes s;
+    for (const std::int64_t d : {rows, cols}) {
+      if (d > o.max_precond_dim) continue;
+      s.eigh = std::max(s.eigh, backend_.eigh_workspace_bytes(d, batch));
+      s.orthonormalize = std::max(s.orthonormalize, backend_.orthonormalize_workspace_bytes(d, d));
+    }
+    return s;
+  }
+
+  static auto slot(std::span<const StepTask> tasks, int s) {
+    return [tasks, s](std::size_t i) { return buffer_state(tasks[i]).at(s); };
+  }
+
+  /// GG_i ← β_s·GG_i + (1−β_s)·G_i·G_iᵀ (G_0 = G, G_1 = Gᵀ) for the batch; returns the batch
+  /// of updated statistics (gathered for more than one matrix).
+  float* update_statistics(std::span<const StepTask> tasks, const float* g, int side, float keep,
+                           const SoapWorkspace& ws) {
+    const Shape shape = tasks.front().state->shape();
+    const auto count = static_cast<std::int64_t>(tasks.size());
+    const std::int64_t d = side == 0 ? shape.rows : shape.cols;
+    const std::int64_t other = side == 0 ? shape.cols : shape.rows;
+    const int gg_slot = side == 0 ? kGG0 : kGG1;
+    float* gg = gather(backend_, tasks, slot(tasks, gg_slot), side == 0 ? ws.gg0 : ws.gg1, d * d);
+    const auto add = static_cast<float>(1.0 - soap_shampoo_beta(spec_.soap));
+    gemm_f32(backend_, count, side == 0 ? Trans::kNo : Trans::kYes,
+             side == 0 ? Trans::kYes : Trans::kNo, d, d, other, add, g, g, keep, gg);
+    scatter(backend_, tasks, slot(tasks, gg_slot), gg, d * d);
+    return gg;
+  }
+
+  /// First call: statistics from zero, bases = eigenvectors of GG + 1e-8·I in descending
+  /// eigenvalue order; no parameter update (the original SOAP skips its first step).
+  void initialize(std::span<const StepTask> tasks, void* workspace) {
+    const SoapOptions& o = spec_.soap;
+    const Shape shape = tasks.front().state->shape();
+    const auto count = static_cast<std::int64_t>(tasks.size());
+    Carver carver(workspace);
+    const SoapWorkspace ws =
+        carve_soap(carver, o, shape, count, solver_bytes(shape.rows, shape.cols, count));
+    const float* g = gather(
+        backend_, tasks, [&tasks](std::size_t i) { return tasks[i].grad; }, ws.g,
+        shape.rows * shape.cols);
+    for (int side = 0; side < 2; ++side) {
+      const std::int64_t d = side == 0 ? shape.rows : shape.cols;
+      if (d > o.max_precond_dim) continue;
+      // beta = 0: the zero-initialised statistics contribute nothing (lerp from 0).
+      const float* gg = update_statistics(tasks, g, side, 0.0f, ws);
+      const int q_slot = side == 0 ? kQ0 : kQ1;
+      float* q = count == 1 ? buffer_state(tasks.front()).at(q_slot) : (side == 0 ? ws.q0 : ws.q1);
+      backend_.copy(q, gg, static_cast<std::size_t>(count * d * d) * sizeof(float));
+      backend_.add_diagonal(q, d, count, 1e-8f);
+      backend_.eigh(d, count, q, ws.lam, ws.solver);
+      backend_.reverse_columns(q, d, count);
+      scatter(backend_, tasks, slot(tasks, q_slot), q, d * d);
+    }
+  }
+
+  /// Rotates a batch of m×n matrices into (forward) or out of (back) the eigenbases:
+  /// forward: Q0ᵀ·X·Q1, back: Q0·X·Q1ᵀ; a side without a basis is left as is.
+  const float* rotate(const float* x, const float* q0, const float* q1, bool back, float* tmp,
+                      float* out, Shape shape, std::int64_t count) {
+    const std::int64_t rows = shape.rows;
+    const std::int64_t cols = shape.cols;
+    const Trans t0 = back ? Trans::kNo : Trans::kYes;
+    const Trans t1 = back ? Trans::kYes : Trans::kNo;
+    if (q0 != nullptr && q1 != nullptr) {
+      gemm_f32(backend_, count, t0, Trans::kNo, rows, cols, rows, 1.0f, q0, x, 0.0f, tmp);
+      gemm_f32(backend_, count, Trans::kNo, t1, rows, cols, cols, 1.0f, tmp, q1, 0.0f, out);
+      return out;
+    }
+    if (q0 != nullptr) {
+      gemm_f32(backend_, count, t0, Trans::kNo, rows, cols, rows, 1.0f, q0, x, 0.0f, out);
+      return out;
+    }
+    if (q1 != nullptr) {
+      gemm_f32(backend_, count, Trans::kNo, t1, rows, cols, cols, 1.0f, x, q1, 0.0f, out);
+      return out;
+    }
+    return x;
+  }
+
+  void update(std::span<const StepTask> tasks, void* workspace) {
+    const SoapOptions& o = spec_.soap;
+    const Shape shape = tasks.front().state->shape();
+    const std::int64_t rows = shape.rows;
+    const std::int64_t cols = shape.cols;
+    const std::int64_t n = rows * cols;
+    const auto count = static_cast<std::int64_t>(tasks.size());
+    const bool left = rows <= o.max_precond_dim;
+    const bool right = cols <= o.max_precond_dim;
+    // The first call only initialised, so this is update number t = steps() (1-based), the t
+    // of the bias corrections and of the refresh test t % f == 0.
+    const int t = tasks.front().state->steps();
+    Carver carver(workspace);
+    const SoapWorkspace ws = carve_soap(carver, o, shape, count, solver_bytes(rows, cols, count));
+    auto& be = backend_;
+
+    const float* g = gather(
+        be, tasks, [&tasks](std::size_t i) { return tasks[i].grad; }, ws.g, n);
+    float* q0 = left ? gather(be, tasks, slot(tasks, kQ0), ws.q0, rows * rows) : nullptr;
+    float* q1 = right ? gather(be, tasks, slot(tasks, kQ1), ws.q1, cols * cols) : nullptr;
+
+    // Ĝ = Q0ᵀ·G·Q1; M ← β1·M + (1−β1)·G (original basis); V ← β2·V + (1−β2)·Ĝ².
+    const float* ghat = rotate(g, q0, q1, false, ws.tmp, ws.ghat, shape, count);
+    for (std::int64_t i = 0; i < count; ++i) {
+      const auto& task = tasks[static_cast<std::size_t>(i)];
+      auto& st = buffer_state(task);
+      be.ema(st.at(kM), task.grad, n, static_cast<float>(o.beta1));
+      be.ema_square(st.at(kV), ghat + i * n, n, static_cast<float>(o.beta2));
+    }
+
+    // N = Q0·((Q0ᵀ·M·Q1) / (sqrt(V) + eps))·Q1ᵀ. The rotated M lands in `ph` even without any
+    // basis (then a plain copy), because the division must not overwrite the state M.
+    const float* m = gather(be, tasks, slot(tasks, kM), ws.m, n);
+    const float* mhat = rotate(m, q0, q1, false, ws.tmp, ws.ph, shape, count);
+    if (mhat != ws.ph) be.copy(ws.ph, mhat, static_cast<std::size_t>(count * n) * sizeof(float));
+    for (std::int64_t i = 0; i < count; ++i) {
+      auto& st = buffer_state(tasks[static_cast<std::size_t>(i)]);
+      be.divide_sqrt_eps(ws.ph + i * n, st.at(kV), ws.ph + i * n, n, static_cast<float>(o.eps));
+    }
+    // Without any basis the rotation is the identity and the update is ph itself.
+    float* nb = left || right ? ws.nb : ws.ph;
+    rotate(ws.ph, q0, q1, true, ws.tmp, nb, shape, count);
+    if (o.normalize_grads) {
+      be.sum_squares(nb, ElementType::kFloat32, n, count, ws.sumsq);
+      for (std::int64_t i = 0; i < count; ++i) {
+        be.normalize_rms(nb + i * n, n, ws.sumsq + i, 1e-30f);
+      }
+    }
+
+    // p ← (p − lr·s·N)·(1 − lr·wd), s = sqrt(1−β2^t)/(1−β1^t) with bias correction.
+    const double scale =
+        o.correct_bias ? std::sqrt(1.0 - std::pow(o.beta2, t)) / (1.0 - std::pow(o.beta1, t)) : 1.0;
+    for (std::int64_t i = 0; i < count; ++i) {
+      be.apply_update(tasks[static_cast<std::size_t>(i)].param, nb + i * n, ElementType::kFloat32,
+                      n, 1, static_cast<float>(o.lr), static_cast<float>(o.weight_decay),
+                      static_cast<float>(scale), backend::DecayOrder::kAfterUpdate, nullptr,
+                      nullptr);
+    }
+
+    // Statistics after the update (as the original SOAP), then the refresh on t % f == 0.
+    const auto keep = static_cast<float>(soap_shampoo_beta(o));
+    const bool refresh = t % o.precondition_frequency == 0;
+    for (int side = 0; side < 2; ++side) {
+      if (!(side == 0 ? left : right)) continue;
+      const float* gg = update_statistics(tasks, g, side, keep, ws);
+      if (refresh) refresh_basis(tasks, side, gg, side == 0 ? q0 : q1, ws);
+    }
+  }
+
+  /// One QR power iteration: λ = diag(Qᵀ·GG·Q), π = argsort(λ) descending, V permuted along
+  /// the side by π, Q ← orth(GG·Q[:, π]). GG·Q[:, π] is taken as (GG·Q)[:, π], the product
+  /// already computed for λ, which saves a GEMM and is the same numbers column by column.
+  void refresh_basis(std::span<const StepTask> tasks, int side, const float* gg, float* q,
+                     const SoapWorkspace& ws) {
+    const Shape shape = tasks.front().state->shape();
+    const auto count = static_cast<std::int64_t>(tasks.size());
+    const std::int64_t d = side == 0 ? shape.rows : shape.cols;
+    auto& be = backend_;
+    gemm_f32(be, count, Trans::kNo, Trans::kNo, d, d, d, 1.0f, gg, q, 0.0f, ws.tmpd);
+    for (std::int64_t i = 0; i < count; ++i) {
+      auto& st = buffer_state(tasks[static_cast<std::size_t>(i)]);
+      float* qi = q + i * d * d;
+      const float* pi = ws.tmpd + i * d * d;
+      int* perm = ws.perm + i * d;
+      be.column_dots(qi, pi, d, ws.lam + i * d);
+      be.argsort_descending(ws.lam + i * d, d, perm);
+      float* v = st.at(kV);
+      if (side == 0) {
+        be.permute_rows(v, shape.rows, shape.cols, perm, ws.vperm);
+      } else {
+        be.permute_columns(v, shape.rows, shape.cols, perm, ws.vperm);
+      }
+      be.copy(v, ws.vperm, static_cast<std::size_t>(shape.rows * shape.cols) * sizeof(float));
+      be.permute_columns(pi, d, d, perm, qi);
+      be.orthonormalize(d, d, qi, ws.solver);
+    }
+    const int q_slot = side == 0 ? kQ0 : kQ1;
+    scatter(be, tasks, slot(tasks, q_slot), q, d * d);
+  }
+};
+
+}  // namespace
+
+SoapWorkspace carve_soap(Carver& carver, const SoapOptions& o, Shape shape, std::int64_t batch,
+                         const SolverBytes& solver) {
+  const std::int64_t rows = shape.rows;
+  const std::int64_t cols = shape.cols;
+  const std::int64_t n = rows * cols;
+  const bool left = rows <= o.max_precond_dim;
+  const bool right = cols <= o.max_precond_dim;
+  const bool many = batch > 1;  // a single matrix works on its state arrays in place
+  const std::int64_t dmax = std::max(left ? rows : 0, right ? cols : 0);
+  SoapWorkspace ws;
+  if (many) ws.g = carver.floats(batch * n);
+  if (many && left) ws.q0 = carver.floats(batch * rows * rows);
+  if (many && right) ws.q1 = carver.floats(batch * cols * cols);
+  if (many && left) ws.gg0 = carver.floats(batch * rows * rows);
+  if (many && right) ws.gg1 = carver.floats(batch * cols * cols);
+  if (many) ws.m = carver.floats(batch * n);
+  if (left || right) ws.ghat = carver.floats(batch * n);
+  ws.ph = carver.floats(batch * n);
+  if (left && right) ws.tmp = carver.floats(batch * n);
+  if (left || right) ws.nb = carver.floats(batch * n);
+  ws.sumsq = carver.floats(batch);
+  ws.tmpd = carver.floats(batch * dmax * dmax);
+  ws.lam = carver.floats(batch * dmax);
+  ws.perm = static_cast<int*>(carver.take(static_cast<std::size_t>(batch * dmax) * sizeof(int)));
+  if (left || right) ws.vperm = carver.floats(n);
+  ws.solver = carver.take(std::max(solver.eigh, solver.orthonormalize));
+  return ws;
+}
+
+std::unique_ptr<MatrixOptimizer> make_soap(const OptimizerSpec& spec, backend::Backend& be) {
+  return std::make_unique<Soap>(spec, be);
+}
+
+}  // namespace canzona::optim::detail

@@ -1,0 +1,68 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+#include "suite_flags.hpp"
+
+#include <canzona/core/error.hpp>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace canzona::bench {
+namespace {
+
+constexpr std::string_view kPrefix = "--canzona_";
+
+std::map<std::string, std::string, std::less<>>& flags() {
+  static std::map<std::string, std::string, std::less<>> values;
+  return values;
+}
+std::set<std::string, std::less<>>& read_flags() {
+  static std::set<std::string, std::less<>> names;
+  return names;
+}
+
+}  // namespace
+
+void take_suite_flags(int& argc, char** argv) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (!arg.starts_with(kPrefix)) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    const std::size_t eq = arg.find('=');
+    if (eq == std::string_view::npos) {
+      throw ConfigError(fmt::format("{}: suite flags take a value (--canzona_<name>=<value>)", arg));
+    }
+    flags()[std::string(arg.substr(kPrefix.size(), eq - kPrefix.size()))] =
+        std::string(arg.substr(eq + 1));
+  }
+  argc = kept;
+}
+
+double suite_flag(std::string_view name, double fallback) {
+  read_flags().insert(std::string(name));
+  const auto it = flags().find(name);
+  if (it == flags().end()) return fallback;
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(it->second, &used);
+    if (used == it->second.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw ConfigError(fmt::format("--canzona_{}={}: not a number", name, it->second));
+}
+
+std::string unused_suite_flags() {
+  std::string unused;
+  for (const auto& [name, value] : flags()) {
+    if (read_flags().count(name) == 0) unused += (unused.empty() ? "--canzona_" : ", --canzona_") + name;
+  }
+  return unused;
+}
+
+}  // namespace canzona::bench

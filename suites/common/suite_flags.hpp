@@ -1,0 +1,22 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Suite-specific flags (`--canzona_<name>=<value>`), taken out of argv by the shared main before
+// Google Benchmark parses the rest, so suites can be tuned without clashing with gbench flags.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace canzona::bench {
+
+/// Removes every `--canzona_<name>=<value>` argument from argv (adjusting argc) and remembers it.
+void take_suite_flags(int& argc, char** argv);
+
+/// The value given for `--canzona_<name>`, or `fallback`. ConfigError when it is not a number.
+double suite_flag(std::string_view name, double fallback);
+
+/// Names of flags given but never read by the suite (reported as errors after registration).
+std::string unused_suite_flags();
+
+}  // namespace canzona::bench
