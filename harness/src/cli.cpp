@@ -5,6 +5,7 @@
 #include "commands.hpp"
 
 #include <canzona/config.hpp>
+#include <canzona/core/build_info.hpp>
 #include <canzona/core/error.hpp>
 
 #include <CLI/CLI.hpp>
@@ -21,7 +22,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   CLI::App app{"canzona-bench: plans, runs and compares distributed matrix-optimizer steps "
                "(Canzona and its baselines) on Qwen3 shapes",
                "canzona-bench"};
-  app.set_version_flag("--version", std::string(CANZONA_VERSION) + " (" + CANZONA_GIT_SHA + ")");
+  app.set_version_flag("--version",
+                       std::string(CANZONA_VERSION) + " (" + canzona::build_git_sha() + ")");
   app.require_subcommand(1);
   app.fallthrough(false);
 

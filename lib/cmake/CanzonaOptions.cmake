@@ -5,17 +5,6 @@
 # standard, the warning set per language and the include directory of the generated
 # canzona/config.hpp, so no flag or include directory is ever set globally.
 
-find_package(Git QUIET)
-set(CANZONA_GIT_SHA "unknown")
-if(GIT_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/.git)
-  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --short=12 HEAD
-                  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} OUTPUT_VARIABLE _sha
-                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
-  if(_rc EQUAL 0 AND _sha)
-    set(CANZONA_GIT_SHA ${_sha})
-  endif()
-endif()
-
 set(CANZONA_GENERATED_INCLUDE_DIR ${PROJECT_BINARY_DIR}/generated)
 configure_file(${PROJECT_SOURCE_DIR}/lib/cmake/config.hpp.in
                ${CANZONA_GENERATED_INCLUDE_DIR}/canzona/config.hpp @ONLY)

@@ -7,6 +7,7 @@
 #include "suite_flags.hpp"
 
 #include <canzona/config.hpp>
+#include <canzona/core/build_info.hpp>
 #include <canzona/core/device.hpp>
 #include <canzona/core/error.hpp>
 
@@ -19,7 +20,7 @@ namespace {
 
 void add_provenance_context() {
   benchmark::AddCustomContext("canzona_version", CANZONA_VERSION);
-  benchmark::AddCustomContext("canzona_git_sha", CANZONA_GIT_SHA);
+  benchmark::AddCustomContext("canzona_git_sha", canzona::build_git_sha());
   benchmark::AddCustomContext("canzona_build_type", CANZONA_BUILD_TYPE);
   benchmark::AddCustomContext(
       "canzona_config", std::string("cuda=") + std::to_string(CANZONA_WITH_CUDA) +

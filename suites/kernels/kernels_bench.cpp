@@ -61,15 +61,16 @@ double median(std::vector<double> v) {
 }
 
 // The GEMM that dominates Newton–Schulz on a rows×cols matrix: the Gram product of the short
-// side, [mn × mx]·[mx × mn] with bf16 operands and output, fp32 accumulation.
-double gram_gemm_tflops(backend::Backend& be, const KernelShape& s) {
+// side, [mn × mx]·[mx × mn], fp32 accumulation, operands and output in `type` (the precision
+// the optimizer computes in, so the fraction compares like with like).
+double gram_gemm_tflops(backend::Backend& be, const KernelShape& s, backend::ElementType type) {
   const std::int64_t mn = std::min(s.rows, s.cols);
   const std::int64_t mx = std::max(s.rows, s.cols);
-  backend::Buffer x = be.allocate(static_cast<std::size_t>(mn * mx) * 2);
-  backend::Buffer c = be.allocate(static_cast<std::size_t>(mn * mn) * 2);
+  const std::size_t size = backend::element_size(type);
+  backend::Buffer x = be.allocate(static_cast<std::size_t>(mn * mx) * size);
+  backend::Buffer c = be.allocate(static_cast<std::size_t>(mn * mn) * size);
   backend::Buffer init = random_buffer(be, mn * mx, 7);
-  be.convert(x.data(), backend::ElementType::kBFloat16, init.data(),
-             backend::ElementType::kFloat32, mn * mx);
+  be.convert(x.data(), type, init.data(), backend::ElementType::kFloat32, mn * mx);
   backend::GemmArgs gemm;
   gemm.trans_b = backend::Trans::kYes;
   gemm.m = mn;
@@ -81,8 +82,8 @@ double gram_gemm_tflops(backend::Backend& be, const KernelShape& s) {
   gemm.ldb = mx;
   gemm.c = c.data();
   gemm.ldc = mn;
-  gemm.ab_type = backend::ElementType::kBFloat16;
-  gemm.c_type = backend::ElementType::kBFloat16;
+  gemm.ab_type = type;
+  gemm.c_type = type;
   be.gemm(gemm);  // warm-up
   StepTimer timer(be);
   std::vector<double> seconds;
@@ -116,7 +117,9 @@ void bm_optimizer_step(benchmark::State& state, const KernelCase& c) {
     // Shampoo and SOAP alternate cheap steps with refresh steps; each timed step is filed
     // under the kind it was, so both are reported and the amortised mean follows exactly.
     const int interval = cost.refresh_interval;
-    auto is_refresh = [&] { return interval > 1 && (matrix->steps() + 1) % interval == 0; };
+    // Both refresh on the calls where the state has taken a multiple of k steps so far
+    // (Shampoo: t = 1, 1+k, …; SOAP: t % k == 0 with its update-free first call counted).
+    auto is_refresh = [&] { return interval > 1 && matrix->steps() % interval == 0; };
     std::vector<double> hot, refresh;
     StepTimer timer(be);
     for (auto _ : state) {
@@ -140,13 +143,21 @@ void bm_optimizer_step(benchmark::State& state, const KernelCase& c) {
     const double refresh_s = interval > 1 ? median(refresh) : hot_s;
     const double mean_s = (hot_s * (interval - 1) + refresh_s) / interval;
     const double tflops = cost.mean_flops() / mean_s / 1e12;
-    const double gemm = gram_gemm_tflops(be, c.shape);
     state.counters["step_ms"] = mean_s * 1e3;
     state.counters["hot_ms"] = hot_s * 1e3;
     state.counters["refresh_ms"] = refresh_s * 1e3;
     state.counters["tflops"] = tflops;
-    state.counters["gemm_tflops"] = gemm;
-    state.counters["gemm_fraction"] = tflops / gemm;
+    if (spec.kind == optim::OptimizerKind::kMuon) {
+      // Newton–Schulz is GEMMs, so its rate is judged against the GEMM it is made of. (Shampoo
+      // and SOAP are dominated by eigensolvers, whose conventional FLOP counts make such a
+      // fraction meaningless.)
+      const backend::ElementType type = spec.muon.ns_precision == optim::NsPrecision::kBFloat16
+                                            ? backend::ElementType::kBFloat16
+                                            : backend::ElementType::kFloat32;
+      const double gemm = gram_gemm_tflops(be, c.shape, type);
+      state.counters["gemm_tflops"] = gemm;
+      state.counters["gemm_fraction"] = tflops / gemm;
+    }
     state.counters["state_mib"] = static_cast<double>(cost.state_bytes) / (1 << 20);
     state.SetLabel(c.shape.first_use);
   } catch (const Error& e) {

@@ -12,6 +12,8 @@
 #include <lapacke.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstddef>
 #include <utility>
 
@@ -23,6 +25,14 @@ struct EighSizes {
   lapack_int lwork, liwork;
 };
 
+// LAPACK reports workspace sizes in a float, which cannot hold every integer above 2^24: for
+// ssyevd at n = 4096 the required 1 + 6n + 2n² = 33,579,009 comes back as 33,579,008 and the
+// call then rejects it (info = -9). Sizes are read back rounded up to the next representable
+// float and never below the documented minimum.
+lapack_int workspace_from_query(float reported) {
+  return static_cast<lapack_int>(std::nextafter(reported, std::numeric_limits<float>::infinity()));
+}
+
 EighSizes query_eigh(int n) {
   float work = 0.0f;
   lapack_int iwork = 0;
@@ -33,7 +43,18 @@ EighSizes query_eigh(int n) {
     throw SolverError(fmt::format("ssyevd workspace query failed for n = {}: info = {}", n, info),
                       info);
   }
-  return {static_cast<lapack_int>(work), iwork};
+  // ssyevd's documented minimum for jobz = 'V', n > 1 (LAPACK: LWORK >= 1 + 6N + 2N², LIWORK >=
+  // 3 + 5N).
+  const std::int64_t n64 = n;
+  const std::int64_t min_lwork = n > 1 ? 1 + 6 * n64 + 2 * n64 * n64 : 1;
+  if (min_lwork > std::numeric_limits<lapack_int>::max()) {
+    throw ConfigError(fmt::format("eigh of a {0}x{0} matrix needs {1} workspace elements, more "
+                                  "than LAPACK's 32-bit sizes allow; lower max_precond_dim",
+                                  n, min_lwork));
+  }
+  const lapack_int min_liwork = n > 1 ? 3 + 5 * n : 1;
+  return {std::max(workspace_from_query(work), static_cast<lapack_int>(min_lwork)),
+          std::max(iwork, min_liwork)};
 }
 
 /// Workspace of the QR step in elements, the larger of what sgelqf and sorglq want.
@@ -46,13 +67,13 @@ lapack_int query_qr(int m, int n) {
     throw SolverError(fmt::format("sgelqf workspace query failed for {}x{}: info = {}", m, n, info),
                       info);
   }
-  const auto gelqf = static_cast<lapack_int>(work);
+  const lapack_int gelqf = workspace_from_query(work);
   info = LAPACKE_sorglq_work(LAPACK_COL_MAJOR, n, m, n, &dummy, ld, &dummy, &work, -1);
   if (info != 0) {
     throw SolverError(fmt::format("sorglq workspace query failed for {}x{}: info = {}", m, n, info),
                       info);
   }
-  return std::max({gelqf, static_cast<lapack_int>(work), lapack_int{1}});
+  return std::max({gelqf, workspace_from_query(work), lapack_int{1}});
 }
 
 std::size_t float_bytes(std::int64_t count) {

@@ -85,6 +85,18 @@ TEST(CpuSolverTest, EighRandomSymmetricBatches) {
   }
 }
 
+// LAPACK reports workspace sizes in a float: at n = 4096 ssyevd's 1 + 6n + 2n² = 33,579,009
+// elements round down to 33,579,008 and the call fails with info = -9 unless the size is read
+// back rounded up. Checking the size needs no 4096×4096 decomposition.
+TEST(CpuSolverTest, EighWorkspaceCoversLapacksMinimumWhereTheFloatQueryRoundsDown) {
+  CpuBackend backend;
+  for (const std::int64_t n : {2, 4096, 5120, 10000}) {
+    const std::size_t minimum = static_cast<std::size_t>(1 + 6 * n + 2 * n * n) * sizeof(float) +
+                                static_cast<std::size_t>(3 + 5 * n) * sizeof(int);
+    EXPECT_GE(backend.eigh_workspace_bytes(n, 1), minimum) << "n = " << n;
+  }
+}
+
 TEST(CpuSolverTest, EighReturnsEigenvectorsAsColumns) {
   CpuBackend backend;
   // [[2, 1], [1, 2]]: λ = 1 for ±(1, −1)/√2 and λ = 3 for ±(1, 1)/√2.
