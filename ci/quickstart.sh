@@ -3,13 +3,15 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # The README's main command: installs what is missing, builds (CUDA where the toolkit is
-# installed), then shows the model catalog and the ZeRO-1 plan of Qwen3-32B on 256 GPUs.
+# installed), then shows the model catalog, the ZeRO-1 plan of Qwen3-32B on 256 GPUs, and one
+# Muon step per Qwen3 matrix shape on the local backends (CUDA when there is a GPU).
 usage() {
   cat <<'USAGE'
 usage: ci/quickstart.sh
 
-Builds Canzona Bench and runs the main job: the Qwen3 catalog and a ZeRO-1 plan of
-Qwen3-32B on 256 GPUs (DP 32 x TP 8).
+Builds Canzona Bench and runs the main job: the Qwen3 catalog, a ZeRO-1 plan of
+Qwen3-32B on 256 GPUs (DP 32 x TP 8), and the kernels suite for Muon (every Qwen3 matrix shape
+on a GPU; on a CPU-only machine the shapes whose step costs at most 50 GFLOP).
 
 environment:
   BUILD_DIR            build directory (default: build)
@@ -27,3 +29,6 @@ log "canzona-bench models"
 "${bench}" models
 log "canzona-bench plan --model qwen3-32b --dp 32 --tp 8 --strategy zero1"
 "${bench}" plan --model qwen3-32b --dp 32 --tp 8 --strategy zero1
+log "canzona_bench_kernels --benchmark_filter=Kernels/muon/"
+"${BUILD_DIR}/bin/canzona_bench_kernels" --benchmark_filter=Kernels/muon/ \
+  --benchmark_counters_tabular=true

@@ -1,0 +1,88 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// How a ZeRO-1 buffer's buckets are cut among DP ranks: Megatron's even split, the whole-tensor
+// static partition of Eq.(1), and Canzona's alpha-balanced partition (paper-spec §2.3, §3.3).
+#pragma once
+
+#include <canzona/layout/zero1.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace canzona::plan {
+
+/// The R+1 cut positions of one bucket, in absolute buffer elements: pos[0] = bucket.start,
+/// pos[R] = bucket.end, non-decreasing; DP rank r reduce-scatters into and all-gathers from
+/// [pos[r], pos[r+1]), which may be empty. These are the per-rank counts of the RS-v / AG-v.
+struct BucketCuts {
+  int bucket = 0;  ///< Bucket::index
+  std::vector<std::int64_t> pos;
+  /// True when every slice has the same length: the bucket can use the stock equal-chunk
+  /// reduce-scatter / all-gather (paper-spec §3.5 "fast path").
+  bool even() const;
+  /// Length of rank r's slice.
+  std::int64_t slice(int rank) const { return pos[rank + 1] - pos[rank]; }
+};
+
+/// A DP partition of one buffer: the cuts of every bucket and who owns each entry.
+struct DpPartition {
+  std::vector<BucketCuts> buckets;  ///< one per buffer bucket, in bucket order
+  /// Per buffer entry (buffer.entries order): the DP rank whose slice holds the whole entry, or
+  /// -1 when the entry is cut across ranks (only even_partition produces -1).
+  std::vector<int> owner;
+  /// The planner that produced it: "even", "static" (Eq.(1), also the alpha-balanced fallback),
+  /// "alpha_balanced" (the greedy, accepted) or "alpha_greedy" (alpha_greedy_partition).
+  std::string method;
+};
+
+/// Megatron's element-wise ZeRO-1 split: every bucket cut into R equal chunks at
+/// bucket.start + r·S, S = bucket.size() / R, regardless of tensor boundaries. owner is the rank
+/// whose chunk holds the whole entry, or -1 for an entry the chunks cut apart (fine for AdamW,
+/// which is element-wise; a matrix optimizer cannot step such an entry). check_partition rejects
+/// the result whenever some entry is cut.
+DpPartition even_partition(const layout::Buffer& buffer);
+
+/// Eq.(1) without balancing: entry p belongs to the rank r with
+/// start(p) ∈ [bucket.start + r·S, bucket.start + (r+1)·S). The cut between ranks r and r+1 sits
+/// at the end of the last entry owned by ranks ≤ r (bucket.start when there is none), so
+/// alignment gaps and the bucket's tail padding go to the next slice, exactly as the candidate
+/// boundaries of §3.2 do; a rank whose equal chunk holds no entry start gets an empty slice.
+/// Deterministic; method = "static".
+DpPartition static_partition(const layout::Buffer& buffer);
+
+/// Canzona's alpha-balanced static partition (paper-spec §3.3), for buffer.dp ranks:
+///  - buckets visited in DESCENDING size (ties: lower index first), loads counted in slice
+///    elements (padding included), global target = Σ bucket sizes / R;
+///  - per bucket, want[r] = (1−α)·size/R + α·size·deficit[r]/Σ deficit (the even split when
+///    every rank has reached the target), deficit[r] = max(0, target − load[r]);
+///  - cut r+1 = the candidate boundary (bucket start, entry ends, bucket end) nearest to the
+///    cumulative want Σ_{q≤r} want[q] (measured from the bucket start, never re-based on the
+///    previous cut) among those ≥ cut r; ties go to the smaller boundary.
+/// The greedy always balances element counts; `costs` (one per entry, e.g. from entry_costs)
+/// only decides acceptance: the result is used iff its max/mean rank cost (owner_imbalance) is
+/// STRICTLY below the static_partition's, otherwise static_partition is returned (method says
+/// which). ConfigError when alpha ∉ [0, 1] or costs.size() != buffer.entries.size().
+DpPartition alpha_balanced_partition(const layout::Buffer& buffer, double alpha,
+                                     std::span<const double> costs);
+
+/// The greedy of alpha_balanced_partition alone, without the acceptance test (method
+/// "alpha_greedy"): what the planner proposes before it compares with Eq.(1). For tests,
+/// diagnostics and tables. ConfigError when alpha ∉ [0, 1].
+DpPartition alpha_greedy_partition(const layout::Buffer& buffer, double alpha);
+
+/// Checks the atomicity invariant (DESIGN §3) of a whole-tensor partition and throws
+/// canzona::Error naming the bucket / entry when: the bucket count or a cut vector's size is
+/// wrong; pos[0] or pos[R] is not the bucket's start or end; cuts decrease; a cut falls strictly
+/// inside an entry; an entry's owner is not in [0, R) or its slice does not contain the entry.
+/// even_partition results fail it as soon as an entry is cut. The executor calls this before
+/// running a plan.
+void check_partition(const layout::Buffer& buffer, const DpPartition& partition);
+
+/// Max over ranks / mean over ranks of Σ costs of the entries each rank owns; 1 when the total is
+/// zero. The acceptance metric of alpha_balanced_partition. Entries with owner -1 are ignored.
+double owner_imbalance(const DpPartition& partition, std::span<const double> costs, int ranks);
+
+}  // namespace canzona::plan
