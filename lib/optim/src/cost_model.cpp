@@ -95,7 +95,8 @@ StepCost shampoo_cost(const ShampooOptions& o, std::int64_t r, std::int64_t c) {
   }
   cost.refresh_interval = o.refresh_interval;
   cost.first_step_flops = cost.hot_flops + cost.refresh_flops;  // step 1 refreshes
-  cost.state_bytes = 4 * (2 * r * c + (left ? 2 * r * r : 0) + (right ? 2 * c * c : 0));
+  cost.state_bytes =
+      static_cast<std::int64_t>(detail::two_sided_state_bytes(Shape{r, c}, o.max_precond_dim));
   return cost;
 }
 
@@ -119,7 +120,8 @@ StepCost soap_cost(const SoapOptions& o, std::int64_t r, std::int64_t c) {
         flops::gemm(d, d, other) + static_cast<double>(d) * flops::kAddDiagonal + flops::eigh(d);
   }
   cost.refresh_interval = o.precondition_frequency;
-  cost.state_bytes = 4 * (2 * r * c + (left ? 2 * r * r : 0) + (right ? 2 * c * c : 0));
+  cost.state_bytes =
+      static_cast<std::int64_t>(detail::two_sided_state_bytes(Shape{r, c}, o.max_precond_dim));
   return cost;
 }
 

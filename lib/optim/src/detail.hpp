@@ -135,6 +135,20 @@ class BufferState final : public MatrixState {
   std::array<float*, kMaxSlots> ptr_{};
 };
 
+/// State of a two-sided preconditioner (Shampoo, SOAP), in slots 0…5: a first and a second
+/// rows×cols moment, then for each side whose dimension is ≤ max_dim a statistic (slots 2, 3)
+/// and the matrix derived from it (slots 4, 5: inverse root or eigenbasis).
+struct TwoSidedStateNames {
+  std::string_view moment, second_moment;
+  std::string_view statistic[2];
+  std::string_view derived[2];
+};
+std::unique_ptr<BufferState> make_two_sided_state(backend::Backend& backend, OptimizerKind kind,
+                                                  Shape shape, std::int64_t max_dim,
+                                                  const TwoSidedStateNames& names);
+/// Bytes make_two_sided_state allocates.
+std::size_t two_sided_state_bytes(Shape shape, std::int64_t max_dim);
+
 inline BufferState& buffer_state(const StepTask& task) {
   return static_cast<BufferState&>(*task.state);
 }

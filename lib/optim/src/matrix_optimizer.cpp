@@ -39,6 +39,33 @@ float* BufferState::add(backend::Backend& backend, int slot, std::string_view na
   return data;
 }
 
+std::unique_ptr<BufferState> make_two_sided_state(backend::Backend& backend, OptimizerKind kind,
+                                                  Shape shape, std::int64_t max_dim,
+                                                  const TwoSidedStateNames& names) {
+  auto state = std::make_unique<BufferState>(kind, shape);
+  state->add(backend, 0, names.moment, shape.rows, shape.cols);
+  state->add(backend, 1, names.second_moment, shape.rows, shape.cols);
+  const std::int64_t dims[2] = {shape.rows, shape.cols};
+  for (int side = 0; side < 2; ++side) {
+    if (dims[side] <= max_dim) {
+      state->add(backend, 2 + side, names.statistic[side], dims[side], dims[side]);
+    }
+  }
+  for (int side = 0; side < 2; ++side) {
+    if (dims[side] <= max_dim) {
+      state->add(backend, 4 + side, names.derived[side], dims[side], dims[side]);
+    }
+  }
+  return state;
+}
+
+std::size_t two_sided_state_bytes(Shape shape, std::int64_t max_dim) {
+  std::int64_t floats = 2 * shape.rows * shape.cols;
+  if (shape.rows <= max_dim) floats += 2 * shape.rows * shape.rows;
+  if (shape.cols <= max_dim) floats += 2 * shape.cols * shape.cols;
+  return static_cast<std::size_t>(floats) * sizeof(float);
+}
+
 void gemm_f32(backend::Backend& be, std::int64_t batch, backend::Trans ta, backend::Trans tb,
               std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
               const float* b, float beta, float* c) {

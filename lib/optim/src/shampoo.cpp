@@ -13,6 +13,7 @@ namespace canzona::optim::detail {
 
 namespace {
 
+// Slots as make_two_sided_state lays them out.
 enum ShampooSlot { kM = 0, kV, kL, kR, kPL, kPR };
 
 using backend::Trans;
@@ -25,25 +26,15 @@ class Shampoo final : public MatrixOptimizer {
 
   std::unique_ptr<MatrixState> make_state(std::int64_t rows, std::int64_t cols) override {
     check_shape(rows, cols, "shampoo make_state");
-    const ShampooOptions& o = spec_.shampoo;
-    auto state = std::make_unique<BufferState>(OptimizerKind::kShampoo, Shape{rows, cols});
-    state->add(backend_, kM, "exp_avg", rows, cols);
-    state->add(backend_, kV, "graft_exp_avg_sq", rows, cols);
-    if (rows <= o.max_precond_dim) state->add(backend_, kL, "L", rows, rows);
-    if (cols <= o.max_precond_dim) state->add(backend_, kR, "R", cols, cols);
-    if (rows <= o.max_precond_dim) state->add(backend_, kPL, "L_inv_root", rows, rows);
-    if (cols <= o.max_precond_dim) state->add(backend_, kPR, "R_inv_root", cols, cols);
+    auto state = make_two_sided_state(backend_, OptimizerKind::kShampoo, Shape{rows, cols},
+                                      spec_.shampoo.max_precond_dim, {"exp_avg", "graft_exp_avg_sq", {"L", "R"}, {"L_inv_root", "R_inv_root"}});
     ensure_capacity(Shape{rows, cols}, 1);
     return state;
   }
 
   std::size_t state_bytes(std::int64_t rows, std::int64_t cols) const override {
     check_shape(rows, cols, "shampoo state_bytes");
-    const ShampooOptions& o = spec_.shampoo;
-    std::int64_t floats = 2 * rows * cols;
-    if (rows <= o.max_precond_dim) floats += 2 * rows * rows;
-    if (cols <= o.max_precond_dim) floats += 2 * cols * cols;
-    return static_cast<std::size_t>(floats) * sizeof(float);
+    return two_sided_state_bytes(Shape{rows, cols}, spec_.shampoo.max_precond_dim);
   }
 
   std::size_t workspace_bytes(std::int64_t rows, std::int64_t cols,

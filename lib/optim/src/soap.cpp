@@ -12,6 +12,7 @@ namespace canzona::optim::detail {
 
 namespace {
 
+// Slots as make_two_sided_state lays them out.
 enum SoapSlot { kM = 0, kV, kGG0, kGG1, kQ0, kQ1 };
 
 using backend::Trans;
@@ -24,25 +25,15 @@ class Soap final : public MatrixOptimizer {
 
   std::unique_ptr<MatrixState> make_state(std::int64_t rows, std::int64_t cols) override {
     check_shape(rows, cols, "soap make_state");
-    const SoapOptions& o = spec_.soap;
-    auto state = std::make_unique<BufferState>(OptimizerKind::kSoap, Shape{rows, cols});
-    state->add(backend_, kM, "exp_avg", rows, cols);
-    state->add(backend_, kV, "exp_avg_sq", rows, cols);
-    if (rows <= o.max_precond_dim) state->add(backend_, kGG0, "GG0", rows, rows);
-    if (cols <= o.max_precond_dim) state->add(backend_, kGG1, "GG1", cols, cols);
-    if (rows <= o.max_precond_dim) state->add(backend_, kQ0, "Q0", rows, rows);
-    if (cols <= o.max_precond_dim) state->add(backend_, kQ1, "Q1", cols, cols);
+    auto state = make_two_sided_state(backend_, OptimizerKind::kSoap, Shape{rows, cols},
+                                      spec_.soap.max_precond_dim, {"exp_avg", "exp_avg_sq", {"GG0", "GG1"}, {"Q0", "Q1"}});
     ensure_capacity(Shape{rows, cols}, 1);
     return state;
   }
 
   std::size_t state_bytes(std::int64_t rows, std::int64_t cols) const override {
     check_shape(rows, cols, "soap state_bytes");
-    const SoapOptions& o = spec_.soap;
-    std::int64_t floats = 2 * rows * cols;
-    if (rows <= o.max_precond_dim) floats += 2 * rows * rows;
-    if (cols <= o.max_precond_dim) floats += 2 * cols * cols;
-    return static_cast<std::size_t>(floats) * sizeof(float);
+    return two_sided_state_bytes(Shape{rows, cols}, spec_.soap.max_precond_dim);
   }
 
   std::size_t workspace_bytes(std::int64_t rows, std::int64_t cols,
