@@ -8,8 +8,8 @@
 #include <canzona/core/build_info.hpp>
 #include <canzona/core/error.hpp>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <ostream>
@@ -19,9 +19,10 @@
 namespace canzona::harness {
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CLI::App app{"canzona-bench: plans, runs and compares distributed matrix-optimizer steps "
-               "(Canzona and its baselines) on Qwen3 shapes",
-               "canzona-bench"};
+  CLI::App app{
+      "canzona-bench: plans, runs and compares distributed matrix-optimizer steps "
+      "(Canzona and its baselines) on Qwen3 shapes",
+      "canzona-bench"};
   app.set_version_flag("--version",
                        std::string(CANZONA_VERSION) + " (" + canzona::build_git_sha() + ")");
   app.require_subcommand(1);
@@ -44,8 +45,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                    [&](const auto& c) { return c.first->get_name() == args.front(); })) {
     std::vector<std::string> names;
     for (const auto& c : commands) names.push_back(c.first->get_name());
-    err << "error: unknown command '" << args.front() << "'; available: "
-        << fmt::format("{}", fmt::join(names, ", ")) << "\nRun with --help for more information.\n";
+    err << "error: unknown command '" << args.front()
+        << "'; available: " << fmt::format("{}", fmt::join(names, ", "))
+        << "\nRun with --help for more information.\n";
     return kExitUsage;
   }
 

@@ -14,11 +14,25 @@ namespace {
 
 // Fields of a row the reader interprets itself; every other number is a user counter.
 const std::set<std::string>& known_row_fields() {
-  static const std::set<std::string> fields = {
-      "name", "family_index", "per_family_instance_index", "run_name", "run_type",
-      "repetitions", "repetition_index", "threads", "iterations", "real_time", "cpu_time",
-      "time_unit", "aggregate_name", "aggregate_unit", "error_occurred", "error_message",
-      "skipped", "skip_message", "label"};
+  static const std::set<std::string> fields = {"name",
+                                               "family_index",
+                                               "per_family_instance_index",
+                                               "run_name",
+                                               "run_type",
+                                               "repetitions",
+                                               "repetition_index",
+                                               "threads",
+                                               "iterations",
+                                               "real_time",
+                                               "cpu_time",
+                                               "time_unit",
+                                               "aggregate_name",
+                                               "aggregate_unit",
+                                               "error_occurred",
+                                               "error_message",
+                                               "skipped",
+                                               "skip_message",
+                                               "label"};
   return fields;
 }
 
@@ -31,8 +45,8 @@ T required(const nlohmann::json& row, const char* key, const std::string& where)
   try {
     return it->get<T>();
   } catch (const nlohmann::json::exception&) {
-    throw ConfigError(fmt::format("{}: field '{}' has the wrong type ({})", where, key,
-                                  it->type_name()));
+    throw ConfigError(
+        fmt::format("{}: field '{}' has the wrong type ({})", where, key, it->type_name()));
   }
 }
 
@@ -40,8 +54,8 @@ std::optional<std::string> row_error(const nlohmann::json& row) {
   if (row.value("error_occurred", false)) {
     return row.value("error_message", std::string("error_occurred without a message"));
   }
-  if (const auto skipped = row.find("skipped"); skipped != row.end() && skipped->is_boolean() &&
-                                                skipped->get<bool>()) {
+  if (const auto skipped = row.find("skipped");
+      skipped != row.end() && skipped->is_boolean() && skipped->get<bool>()) {
     return row.value("skip_message", std::string("skipped"));
   }
   return std::nullopt;
@@ -51,16 +65,18 @@ std::optional<std::string> row_error(const nlohmann::json& row) {
 
 BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::string& source) {
   if (!document.is_object()) {
-    throw ConfigError(fmt::format("{}: not a Google Benchmark JSON file (top level is {}, "
-                                  "expected an object with 'context' and 'benchmarks')",
-                                  source, document.type_name()));
+    throw ConfigError(
+        fmt::format("{}: not a Google Benchmark JSON file (top level is {}, "
+                    "expected an object with 'context' and 'benchmarks')",
+                    source, document.type_name()));
   }
   BenchmarkFile file;
   const auto context = document.find("context");
   if (context == document.end() || !context->is_object()) {
-    throw ConfigError(fmt::format("{}: missing object 'context' (was the file written with "
-                                  "--benchmark_out_format=json?)",
-                                  source));
+    throw ConfigError(
+        fmt::format("{}: missing object 'context' (was the file written with "
+                    "--benchmark_out_format=json?)",
+                    source));
   }
   for (const auto& [key, value] : context->items()) {
     if (value.is_string()) file.context[key] = value.get<std::string>();

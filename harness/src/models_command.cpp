@@ -49,7 +49,9 @@ std::string with_commas(std::int64_t n) {
   return digits;
 }
 
-std::string billions(std::int64_t n) { return fmt::format("{:.3f}B", static_cast<double>(n) / 1e9); }
+std::string billions(std::int64_t n) {
+  return fmt::format("{:.3f}B", static_cast<double>(n) / 1e9);
+}
 
 int print_models(bool json, std::ostream& out) {
   if (json) {

@@ -101,9 +101,8 @@ optim::OptimizerSpec OptimizerFlags::spec() const {
                  kSoap = OptimizerKind::kSoap, kAdamW = OptimizerKind::kAdamW;
   const auto all = {kMuon, kShampoo, kSoap, kAdamW};
 
-  a.set(v.lr, "--lr", all, [&](double x) {
-    s.muon.lr = s.shampoo.lr = s.soap.lr = s.adamw.lr = x;
-  });
+  a.set(v.lr, "--lr", all,
+        [&](double x) { s.muon.lr = s.shampoo.lr = s.soap.lr = s.adamw.lr = x; });
   a.set(v.weight_decay, "--weight-decay", all, [&](double x) {
     s.muon.weight_decay = s.shampoo.weight_decay = s.soap.weight_decay = s.adamw.weight_decay = x;
   });
@@ -111,9 +110,8 @@ optim::OptimizerSpec OptimizerFlags::spec() const {
   a.set(v.no_nesterov ? std::optional<bool>(true) : std::nullopt, "--no-nesterov", {kMuon},
         [&](bool) { s.muon.nesterov = false; });
   a.set(v.ns_steps, "--ns-steps", {kMuon}, [&](int x) { s.muon.ns_steps = x; });
-  a.set(v.ns_coefficients, "--ns-coefficients", {kMuon}, [&](const std::string& x) {
-    s.muon.coefficients = optim::parse_ns_coefficients(x);
-  });
+  a.set(v.ns_coefficients, "--ns-coefficients", {kMuon},
+        [&](const std::string& x) { s.muon.coefficients = optim::parse_ns_coefficients(x); });
   a.set(v.ns_precision, "--ns-precision", {kMuon},
         [&](const std::string& x) { s.muon.ns_precision = parse_precision(x); });
   a.set(v.ns_eps, "--ns-eps", {kMuon}, [&](double x) { s.muon.ns_eps = x; });
@@ -133,8 +131,7 @@ optim::OptimizerSpec OptimizerFlags::spec() const {
   a.set(v.max_precond_dim, "--max-precond-dim", {kShampoo, kSoap},
         [&](std::int64_t x) { s.shampoo.max_precond_dim = s.soap.max_precond_dim = x; });
   a.set(v.graft_beta2, "--graft-beta2", {kShampoo}, [&](double x) { s.shampoo.graft_beta2 = x; });
-  a.set(v.graft_epsilon, "--graft-eps", {kShampoo},
-        [&](double x) { s.shampoo.graft_epsilon = x; });
+  a.set(v.graft_epsilon, "--graft-eps", {kShampoo}, [&](double x) { s.shampoo.graft_epsilon = x; });
   a.set(v.no_bias_correction ? std::optional<bool>(true) : std::nullopt, "--no-bias-correction",
         {kSoap}, [&](bool) { s.soap.correct_bias = false; });
   a.set(v.normalize_grads ? std::optional<bool>(true) : std::nullopt, "--normalize-grads", {kSoap},

@@ -44,8 +44,8 @@ void check_strategy(const std::string& strategy) {
   for (std::string_view known : kStrategies) {
     if (strategy == known) return;
   }
-  throw ConfigError(fmt::format("unknown strategy '{}'; available: {}", strategy,
-                                fmt::join(kStrategies, ", ")));
+  throw ConfigError(
+      fmt::format("unknown strategy '{}'; available: {}", strategy, fmt::join(kStrategies, ", ")));
 }
 
 int plan(const PlanOptions& options, std::ostream& out) {
@@ -67,10 +67,11 @@ int plan(const PlanOptions& options, std::ostream& out) {
   if (options.json) {
     nlohmann::json document = {{"strategy", options.strategy},
                                {"model", spec},
-                               {"parallel", {{"dp", config.dp},
-                                             {"tp", config.tp},
-                                             {"gpus", config.world()},
-                                             {"gpus_per_node", config.gpus_per_node}}},
+                               {"parallel",
+                                {{"dp", config.dp},
+                                 {"tp", config.tp},
+                                 {"gpus", config.world()},
+                                 {"gpus_per_node", config.gpus_per_node}}},
                                {"zero1", result}};
     out << document.dump(2) << "\n";
   } else {
@@ -91,7 +92,9 @@ CommandAction add_plan_command(CLI::App& app) {
   cmd->add_option("--model", options->model, "Catalog name (see 'models') or JSON model spec file")
       ->required();
   cmd->add_option("--strategy", options->strategy, "Strategy: zero1")->capture_default_str();
-  cmd->add_option("--dp", options->dp, "Data-parallel size")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--dp", options->dp, "Data-parallel size")
+      ->required()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--tp", options->tp, "Tensor-parallel size")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -45,9 +45,10 @@ optim::Shape matrix_shape(const io::NpyArray& param, const optim::OptimizerSpec&
                           const std::string& path) {
   if (param.shape.size() == 2) return {param.shape[0], param.shape[1]};
   if (spec.kind == optim::OptimizerKind::kAdamW && param.numel() > 0) return {1, param.numel()};
-  throw ConfigError(fmt::format("{}: {} needs a 2-D parameter, got shape {} (AdamW accepts any "
-                                "shape)",
-                                path, optim::to_string(spec.kind), shape_text(param.shape)));
+  throw ConfigError(
+      fmt::format("{}: {} needs a 2-D parameter, got shape {} (AdamW accepts any "
+                  "shape)",
+                  path, optim::to_string(spec.kind), shape_text(param.shape)));
 }
 
 io::NpyArray read_gradient(const std::string& path, const io::NpyArray& param) {
@@ -58,9 +59,10 @@ io::NpyArray read_gradient(const std::string& path, const io::NpyArray& param) {
   }
   for (std::size_t i = 0; i < grad.values.size(); ++i) {
     if (!std::isfinite(grad.values[i])) {
-      throw ConfigError(fmt::format("{}: gradient element {} is {}; non-finite gradients are "
-                                    "rejected (clip or skip the step upstream)",
-                                    path, i, grad.values[i]));
+      throw ConfigError(
+          fmt::format("{}: gradient element {} is {}; non-finite gradients are "
+                      "rejected (clip or skip the step upstream)",
+                      path, i, grad.values[i]));
     }
   }
   return grad;
@@ -110,7 +112,7 @@ std::vector<double> step_backend(const optim::OptimizerSpec& spec, const std::st
     host.assign(grads[i].values.begin(), grads[i].values.end());
     be->upload(grad.data(), host.data(), n * sizeof(float));
     optimizer->step(*state, param.as<float>(), grad.as<const float>());
-    be->synchronize();  // `host` is reused for the next upload
+    // Synchronises, so `host` may be reused for the next upload.
     optim::check_finite_gradients(*optimizer, grad_paths[i]);
   }
   be->download(host.data(), param.data(), n * sizeof(float));
@@ -130,10 +132,10 @@ int step(const StepOptions& options, std::ostream& out) {
   if (!options.out_dtype.empty()) {
     result.dtype = options.out_dtype == "float64" ? io::NpyDType::kFloat64 : io::NpyDType::kFloat32;
   }
-  result.values = options.backend == "reference"
-                      ? step_reference(spec, shape, std::move(param.values), grads)
-                      : step_backend(spec, options.backend, shape, param.values, grads,
-                                     options.grads);
+  result.values =
+      options.backend == "reference"
+          ? step_reference(spec, shape, std::move(param.values), grads)
+          : step_backend(spec, options.backend, shape, param.values, grads, options.grads);
   io::write_npy(options.out, result);
   out << fmt::format("{}: {} step(s) of {} on {} {} -> {}\n", options.param, grads.size(),
                      optim::to_string(spec.kind), options.backend, shape_text(result.shape),

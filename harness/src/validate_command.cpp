@@ -32,15 +32,16 @@ int validate(const ValidateOptions& options, std::ostream& out) {
     const BenchmarkFile file = read_gbench_json(path);
     for (const char* key : kProvenanceKeys) {
       if (file.context.count(key) == 0) {
-        throw ConfigError(fmt::format("{}: context has no '{}' (not written by a canzona suite?)",
-                                      path, key));
+        throw ConfigError(
+            fmt::format("{}: context has no '{}' (not written by a canzona suite?)", path, key));
       }
     }
     const std::string& build = file.context.at("canzona_build_type");
     if (!options.allow_debug && build != "Release" && build != "RelWithDebInfo") {
-      throw ConfigError(fmt::format("{}: built as '{}'; benchmark numbers need a Release build "
-                                    "(pass --allow-debug to validate the format only)",
-                                    path, build));
+      throw ConfigError(
+          fmt::format("{}: built as '{}'; benchmark numbers need a Release build "
+                      "(pass --allow-debug to validate the format only)",
+                      path, build));
     }
     if (file.rows.empty()) {
       throw ConfigError(fmt::format("{}: no benchmarks (check --benchmark_filter)", path));

@@ -29,8 +29,7 @@ class TempDir {
  public:
   TempDir() {
     std::mt19937_64 rng(test_seed() ^ reinterpret_cast<std::uintptr_t>(this));
-    path_ = std::filesystem::temp_directory_path() /
-            ("canzona-cli-test-" + std::to_string(rng()));
+    path_ = std::filesystem::temp_directory_path() / ("canzona-cli-test-" + std::to_string(rng()));
     std::filesystem::create_directories(path_);
   }
   ~TempDir() { std::filesystem::remove_all(path_); }
@@ -120,7 +119,8 @@ TEST_P(CliBadInputTest, ExitsTwoWithAClearMessageAndNoOutput) {
   const ProcessResult r = bench(c.args);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(c.message), std::string::npos)
-      << "stderr should mention '" << c.message << "' but was:\n" << r.err;
+      << "stderr should mention '" << c.message << "' but was:\n"
+      << r.err;
   EXPECT_TRUE(r.out.empty()) << "nothing may be printed to stdout on bad input, got:\n" << r.out;
 }
 
@@ -146,14 +146,15 @@ INSTANTIATE_TEST_SUITE_P(
                  "--bucket-size"},
         BadInput{"unknown_flag", with(kPlan32, {"--dp", "4", "--frobnicate"}), "--frobnicate"},
         BadInput{"unknown_subcommand", {"frobnicate"}, "unknown command 'frobnicate'"},
-        BadInput{"no_subcommand", {}, "subcommand"},
-        BadInput{"missing_dp", kPlan32, "--dp"},
-        BadInput{"unknown_strategy", {"plan", "--model", "qwen3-8b", "--dp", "2", "--strategy",
-                                      "magic"}, "unknown strategy 'magic'"},
-        BadInput{"missing_spec_file", {"plan", "--model", "no/such/spec.json", "--dp", "2"},
+        BadInput{"no_subcommand", {}, "subcommand"}, BadInput{"missing_dp", kPlan32, "--dp"},
+        BadInput{"unknown_strategy",
+                 {"plan", "--model", "qwen3-8b", "--dp", "2", "--strategy", "magic"},
+                 "unknown strategy 'magic'"},
+        BadInput{"missing_spec_file",
+                 {"plan", "--model", "no/such/spec.json", "--dp", "2"},
                  "no/such/spec.json"},
-        BadInput{"validate_missing_file", {"validate", "no-such-result.json"},
-                 "no-such-result.json"}),
+        BadInput{
+            "validate_missing_file", {"validate", "no-such-result.json"}, "no-such-result.json"}),
     [](const ::testing::TestParamInfo<BadInput>& case_info) { return case_info.param.label; });
 
 TEST(CliBadSpecTest, MalformedAndInvalidJsonSpecsExitTwoNamingTheProblem) {
@@ -162,10 +163,12 @@ TEST(CliBadSpecTest, MalformedAndInvalidJsonSpecsExitTwoNamingTheProblem) {
       {R"({"name": "broken", "hidden_size": 256,)", "JSON"},
       {R"({"name": "neg", "hidden_size": -256, "intermediate_size": 768, "num_hidden_layers": 2,
            "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64,
-           "vocab_size": 1000})", "hidden_size"},
+           "vocab_size": 1000})",
+       "hidden_size"},
       {R"({"name": "gqa", "hidden_size": 256, "intermediate_size": 768, "num_hidden_layers": 2,
            "num_attention_heads": 6, "num_key_value_heads": 4, "head_dim": 64,
-           "vocab_size": 1000})", "num_key_value_heads"},
+           "vocab_size": 1000})",
+       "num_key_value_heads"},
       {R"({"name": "missing", "hidden_size": 256})", "intermediate_size"},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {

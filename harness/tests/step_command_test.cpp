@@ -136,8 +136,8 @@ TEST_F(StepCommandTest, CpuBackendAgreesWithTheDoublePrecisionReference) {
 TEST_F(StepCommandTest, KeepsTheParametersDtypeAndShape) {
   const std::string param = write_random("p.npy", {7}, io::NpyDType::kFloat64);
   const std::string grad = write_random("g.npy", {7}, io::NpyDType::kFloat64);
-  const ProcessResult r = bench({"--optimizer", "adamw", "--param", param, "--grad", grad,
-                                 "--out", file("out.npy")});
+  const ProcessResult r =
+      bench({"--optimizer", "adamw", "--param", param, "--grad", grad, "--out", file("out.npy")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const io::NpyArray out = io::read_npy(file("out.npy"));
   EXPECT_EQ(out.dtype, io::NpyDType::kFloat64);
@@ -180,19 +180,17 @@ TEST_F(StepCommandTest, BadInputExitsTwoNamingTheProblemAndWritesNothing) {
       {{"--optimizer", "muon", "--ns-coefficients", "cubic", "--param", param, "--grad", grad,
         "--out", out},
        "cubic"},
-      {{"--optimizer", "muon", "--lr", "-1", "--param", param, "--grad", grad, "--out", out},
-       "lr"},
+      {{"--optimizer", "muon", "--lr", "-1", "--param", param, "--grad", grad, "--out", out}, "lr"},
       {{"--optimizer", "muon", "--param", file("missing.npy"), "--grad", grad, "--out", out},
        "missing.npy"},
-      {{"--optimizer", "muon", "--param", param, "--grad", grad, "--out",
-        file("no-dir/out.npy")},
+      {{"--optimizer", "muon", "--param", param, "--grad", grad, "--out", file("no-dir/out.npy")},
        "no-dir"},
   };
   for (const auto& c : cases) {
     const ProcessResult r = bench(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.message << "\n" << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << "expected '" << c.message << "' in:\n"
-                                                         << r.err;
+                                                        << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
     EXPECT_FALSE(fs::exists(out)) << "nothing may be written on bad input";
   }

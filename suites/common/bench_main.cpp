@@ -22,11 +22,11 @@ void add_provenance_context() {
   benchmark::AddCustomContext("canzona_version", CANZONA_VERSION);
   benchmark::AddCustomContext("canzona_git_sha", canzona::build_git_sha());
   benchmark::AddCustomContext("canzona_build_type", CANZONA_BUILD_TYPE);
-  benchmark::AddCustomContext(
-      "canzona_config", std::string("cuda=") + std::to_string(CANZONA_WITH_CUDA) +
-                            ",nccl=" + std::to_string(CANZONA_WITH_NCCL) +
-                            ",mpi=" + std::to_string(CANZONA_WITH_MPI) +
-                            ",torch=" + std::to_string(CANZONA_WITH_TORCH));
+  benchmark::AddCustomContext("canzona_config", std::string("cuda=") +
+                                                    std::to_string(CANZONA_WITH_CUDA) +
+                                                    ",nccl=" + std::to_string(CANZONA_WITH_NCCL) +
+                                                    ",mpi=" + std::to_string(CANZONA_WITH_MPI) +
+                                                    ",torch=" + std::to_string(CANZONA_WITH_TORCH));
   // Device probing happens only here, after flag parsing: never during static initialisation.
   const int gpus = canzona::cuda_device_count();
   benchmark::AddCustomContext("device_kind", canzona::device_kind());

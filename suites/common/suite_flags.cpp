@@ -36,7 +36,8 @@ void take_suite_flags(int& argc, char** argv) {
     }
     const std::size_t eq = arg.find('=');
     if (eq == std::string_view::npos) {
-      throw ConfigError(fmt::format("{}: suite flags take a value (--canzona_<name>=<value>)", arg));
+      throw ConfigError(
+          fmt::format("{}: suite flags take a value (--canzona_<name>=<value>)", arg));
     }
     flags()[std::string(arg.substr(kPrefix.size(), eq - kPrefix.size()))] =
         std::string(arg.substr(eq + 1));
@@ -60,7 +61,8 @@ double suite_flag(std::string_view name, double fallback) {
 std::string unused_suite_flags() {
   std::string unused;
   for (const auto& [name, value] : flags()) {
-    if (read_flags().count(name) == 0) unused += (unused.empty() ? "--canzona_" : ", --canzona_") + name;
+    if (read_flags().count(name) == 0)
+      unused += (unused.empty() ? "--canzona_" : ", --canzona_") + name;
   }
   return unused;
 }

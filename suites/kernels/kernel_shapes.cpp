@@ -34,13 +34,13 @@ std::string tensor_label(const std::string& fragment) {
 
 std::vector<KernelShape> qwen3_kernel_shapes() {
   const model::SplitOptions layouts[] = {
-      {},                                           // fused linear_qkv / linear_fc1
+      {},                                                 // fused linear_qkv / linear_fc1
       {.qkv = true, .qkv_per_head = false, .fc1 = true},  // q/k/v and gate/up
       {.qkv = true, .qkv_per_head = true, .fc1 = true},   // one [d, h] per head / group
   };
   std::vector<KernelShape> shapes;
-  for (const char* name : {"qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-8b", "qwen3-14b",
-                           "qwen3-32b"}) {
+  for (const char* name :
+       {"qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-8b", "qwen3-14b", "qwen3-32b"}) {
     const model::ModelSpec& spec = model::find_model(name);
     const auto params = model::parameters(spec, model::ParamLayout::kMegatron);
     for (const model::SplitOptions& split : layouts) {

@@ -159,11 +159,10 @@ void register_suite() {
   for (const LayoutCase& c : layout_cases()) {
     const std::string name =
         fmt::format("Planner/zero1/{}/gpus:{}/dp:{}/tp:{}", c.model, c.dp * c.tp, c.dp, c.tp);
-    benchmark::RegisterBenchmark(name.c_str(), bm_zero1_layout, c)
-        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(name.c_str(), bm_zero1_layout, c)->Unit(benchmark::kMillisecond);
   }
-  for (const DpStrategy strategy : {DpStrategy::kCanzona, DpStrategy::kStatic,
-                                    DpStrategy::kLayerwise}) {
+  for (const DpStrategy strategy :
+       {DpStrategy::kCanzona, DpStrategy::kStatic, DpStrategy::kLayerwise}) {
     for (const LayoutCase& c : dp_plan_cases()) {
       const std::string name =
           fmt::format("Planner/muon/{}/{}/gpus:{}/dp:{}/tp:{}", strategy_name(strategy), c.model,

@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <cstddef>
+#include <limits>
 #include <utility>
 
 namespace canzona::backend::cpu {
@@ -48,9 +48,10 @@ EighSizes query_eigh(int n) {
   const std::int64_t n64 = n;
   const std::int64_t min_lwork = n > 1 ? 1 + 6 * n64 + 2 * n64 * n64 : 1;
   if (min_lwork > std::numeric_limits<lapack_int>::max()) {
-    throw ConfigError(fmt::format("eigh of a {0}x{0} matrix needs {1} workspace elements, more "
-                                  "than LAPACK's 32-bit sizes allow; lower max_precond_dim",
-                                  n, min_lwork));
+    throw ConfigError(
+        fmt::format("eigh of a {0}x{0} matrix needs {1} workspace elements, more "
+                    "than LAPACK's 32-bit sizes allow; lower max_precond_dim",
+                    n, min_lwork));
   }
   const lapack_int min_liwork = n > 1 ? 3 + 5 * n : 1;
   return {std::max(workspace_from_query(work), static_cast<lapack_int>(min_lwork)),

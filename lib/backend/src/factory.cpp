@@ -21,9 +21,10 @@ std::unique_ptr<Backend> make_backend(std::string_view name, int device) {
 #if CANZONA_WITH_CUDA
     const int devices = cuda_device_count();
     if (device < 0 || device >= devices) {
-      throw ConfigError(fmt::format("backend 'cuda' needs CUDA device {} but this machine has {} "
-                                    "(use --backend cpu)",
-                                    device, devices));
+      throw ConfigError(
+          fmt::format("backend 'cuda' needs CUDA device {} but this machine has {} "
+                      "(use --backend cpu)",
+                      device, devices));
     }
     return make_cuda_backend(device);
 #else

@@ -6,8 +6,7 @@
 
 namespace canzona::detail {
 
-void throw_check_failure(const char* expr, const std::string& message, const char* file,
-                         int line) {
+void throw_check_failure(const char* expr, const std::string& message, const char* file, int line) {
   throw Error(fmt::format("internal check failed: {} ({}) at {}:{}", message, expr, file, line));
 }
 

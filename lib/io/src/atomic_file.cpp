@@ -26,9 +26,10 @@ class TempFile {
     fd_ = mkstemp(pattern_.data());
     if (fd_ < 0) {
       const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
-      throw ConfigError(fmt::format("cannot write '{}': {} (does the directory '{}' exist and is it "
-                                    "writable?)",
-                                    target.string(), std::strerror(errno), dir.string()));
+      throw ConfigError(
+          fmt::format("cannot write '{}': {} (does the directory '{}' exist and is it "
+                      "writable?)",
+                      target.string(), std::strerror(errno), dir.string()));
     }
     // mkstemp creates 0600; results are meant to be shared like any other file.
     fchmod(fd_, S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH);

@@ -133,9 +133,10 @@ std::size_t item_size(NpyDType dtype) { return dtype == NpyDType::kFloat32 ? 4 :
 NpyDType parse_descr(const std::string& descr, std::string_view source) {
   if (descr == "<f4") return NpyDType::kFloat32;
   if (descr == "<f8") return NpyDType::kFloat64;
-  throw ConfigError(fmt::format("{}: dtype '{}' is not supported (only '<f4' float32 and '<f8' "
-                                "float64); {}",
-                                source, descr, kConvertHint));
+  throw ConfigError(
+      fmt::format("{}: dtype '{}' is not supported (only '<f4' float32 and '<f8' "
+                  "float64); {}",
+                  source, descr, kConvertHint));
 }
 
 std::int64_t product(const std::vector<std::int64_t>& shape) {
@@ -167,20 +168,21 @@ NpyArray parse_npy(std::string_view bytes, std::string_view source) {
     }
     offset = 12;
   } else {
-    throw ConfigError(fmt::format("{}: .npy format version {} is not supported (1, 2 or 3)",
-                                  source, static_cast<int>(major)));
+    throw ConfigError(fmt::format("{}: .npy format version {} is not supported (1, 2 or 3)", source,
+                                  static_cast<int>(major)));
   }
   if (bytes.size() < offset + header_len) {
-    throw ConfigError(fmt::format("{}: truncated .npy header ({} header bytes announced, {} "
-                                  "present)",
-                                  source, header_len, bytes.size() - offset));
+    throw ConfigError(
+        fmt::format("{}: truncated .npy header ({} header bytes announced, {} "
+                    "present)",
+                    source, header_len, bytes.size() - offset));
   }
   const auto header = HeaderParser(bytes.substr(offset, header_len), source).parse();
   NpyArray array;
   array.dtype = parse_descr(header.descr, source);
   if (header.fortran_order) {
-    throw ConfigError(fmt::format("{}: the array is in Fortran (column-major) order; {}", source,
-                                  kConvertHint));
+    throw ConfigError(
+        fmt::format("{}: the array is in Fortran (column-major) order; {}", source, kConvertHint));
   }
   array.shape = header.shape;
   const std::size_t count = static_cast<std::size_t>(array.numel());

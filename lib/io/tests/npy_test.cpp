@@ -40,8 +40,8 @@ std::string with_floats(std::string header, std::size_t count, float value = 0.0
 
 TEST(NpyTest, EncodesExactlyTheBytesNumpyWrites) {
   NpyArray array{{2, 3}, NpyDType::kFloat32, std::vector<double>(6, 0.0)};
-  const std::string expected = with_floats(
-      numpy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"), 6);
+  const std::string expected =
+      with_floats(numpy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"), 6);
   EXPECT_EQ(encode_npy(array), expected);
   EXPECT_EQ(encode_npy(array).size() % 64, 24u) << "data must start at a 64-byte boundary";
 

@@ -6,9 +6,9 @@
 #include <canzona/core/error.hpp>
 #include <canzona/layout/tp_shapes.hpp>
 #include <canzona/layout/zero1.hpp>
-#include "hand_model.hpp"
 #include <canzona/model/catalog.hpp>
 #include <canzona/testing/seed.hpp>
+#include "hand_model.hpp"
 
 #include <gtest/gtest.h>
 

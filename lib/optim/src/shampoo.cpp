@@ -26,8 +26,9 @@ class Shampoo final : public MatrixOptimizer {
 
   std::unique_ptr<MatrixState> make_state(std::int64_t rows, std::int64_t cols) override {
     check_shape(rows, cols, "shampoo make_state");
-    auto state = make_two_sided_state(backend_, OptimizerKind::kShampoo, Shape{rows, cols},
-                                      spec_.shampoo.max_precond_dim, {"exp_avg", "graft_exp_avg_sq", {"L", "R"}, {"L_inv_root", "R_inv_root"}});
+    auto state = make_two_sided_state(
+        backend_, OptimizerKind::kShampoo, Shape{rows, cols}, spec_.shampoo.max_precond_dim,
+        {"exp_avg", "graft_exp_avg_sq", {"L", "R"}, {"L_inv_root", "R_inv_root"}});
     ensure_capacity(Shape{rows, cols}, 1);
     return state;
   }

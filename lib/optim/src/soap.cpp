@@ -26,7 +26,8 @@ class Soap final : public MatrixOptimizer {
   std::unique_ptr<MatrixState> make_state(std::int64_t rows, std::int64_t cols) override {
     check_shape(rows, cols, "soap make_state");
     auto state = make_two_sided_state(backend_, OptimizerKind::kSoap, Shape{rows, cols},
-                                      spec_.soap.max_precond_dim, {"exp_avg", "exp_avg_sq", {"GG0", "GG1"}, {"Q0", "Q1"}});
+                                      spec_.soap.max_precond_dim,
+                                      {"exp_avg", "exp_avg_sq", {"GG0", "GG1"}, {"Q0", "Q1"}});
     ensure_capacity(Shape{rows, cols}, 1);
     return state;
   }

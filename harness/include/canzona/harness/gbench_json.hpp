@@ -23,7 +23,7 @@ struct BenchmarkRow {
   std::int64_t iterations = 0;
   double real_time = 0.0;
   double cpu_time = 0.0;
-  std::string time_unit;  ///< "ns", "us", "ms" or "s"
+  std::string time_unit;                   ///< "ns", "us", "ms" or "s"
   std::map<std::string, double> counters;  ///< every other numeric field (user counters)
   std::optional<std::string> error;        ///< error_message / skip_message when it failed
 };

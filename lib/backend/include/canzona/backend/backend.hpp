@@ -46,7 +46,8 @@ class Backend;
 class Buffer {
  public:
   Buffer() = default;
-  Buffer(Backend* owner, void* data, std::size_t bytes) : owner_(owner), data_(data), bytes_(bytes) {}
+  Buffer(Backend* owner, void* data, std::size_t bytes)
+      : owner_(owner), data_(data), bytes_(bytes) {}
   Buffer(Buffer&& other) noexcept;
   Buffer& operator=(Buffer&& other) noexcept;
   Buffer(const Buffer&) = delete;
@@ -164,14 +165,16 @@ class Backend {
                                float eps) = 0;
   /// Decoupled-weight-decay update of `count` items of n elements (p fp32, u of `u_type`):
   ///   s_i = scale · (ratio_num ? sqrt(ratio_num[i]) / max(sqrt(ratio_den[i]), 1e-30) : 1)
-  ///   kBeforeUpdate: p_i ← p_i·(1 − lr·wd) − lr·s_i·u_i;  kAfterUpdate: p_i ← (p_i − lr·s_i·u_i)·(1 − lr·wd)
+  ///   kBeforeUpdate: p_i ← p_i·(1 − lr·wd) − lr·s_i·u_i;  kAfterUpdate: p_i ← (p_i −
+  ///   lr·s_i·u_i)·(1 − lr·wd)
   /// The optional norm ratio implements Shampoo's grafting without a host round trip.
   virtual void apply_update(float* p, const void* u, ElementType u_type, std::int64_t n,
-                            std::int64_t count, float lr, float wd, float scale,
-                            DecayOrder order, const float* ratio_num,
-                            const float* ratio_den) = 0;
-  /// One fused AdamW step (bias-corrected with the host scalars bias1 = 1 − β1^t, bias2 = 1 − β2^t):
-  ///   m ← β1·m + (1 − β1)·g; v ← β2·v + (1 − β2)·g²; p ← p·(1 − lr·wd) − lr·(m/bias1)/(sqrt(v/bias2) + eps)
+                            std::int64_t count, float lr, float wd, float scale, DecayOrder order,
+                            const float* ratio_num, const float* ratio_den) = 0;
+  /// One fused AdamW step (bias-corrected with the host scalars bias1 = 1 − β1^t, bias2 = 1 −
+  /// β2^t):
+  ///   m ← β1·m + (1 − β1)·g; v ← β2·v + (1 − β2)·g²; p ← p·(1 − lr·wd) −
+  ///   lr·(m/bias1)/(sqrt(v/bias2) + eps)
   virtual void adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n, float lr,
                           float beta1, float beta2, float eps, float wd, float bias1,
                           float bias2) = 0;

@@ -65,9 +65,9 @@ namespace detail {
 
 /// Internal invariant: throws canzona::Error naming the condition, the message and the location.
 /// Not for user input; that gets a ConfigError with a fix-it message.
-#define CANZONA_CHECK(cond, message)                                              \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
+#define CANZONA_CHECK(cond, message)                                                \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
       ::canzona::detail::throw_check_failure(#cond, (message), __FILE__, __LINE__); \
-    }                                                                             \
+    }                                                                               \
   } while (0)

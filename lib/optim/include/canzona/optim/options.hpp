@@ -43,11 +43,11 @@ struct MuonOptions {
 /// Frobenius norm of the Adam direction. Full derivation in lib/optim/README.md.
 struct ShampooOptions {
   double lr = 4e-4;
-  double weight_decay = 0.1;  ///< decoupled, before the update as for Muon
-  double beta1 = 0.9;         ///< EMA of the gradient that gets preconditioned
-  double beta2 = 0.95;        ///< EMA of the statistics L = E[G·Gᵀ], R = E[Gᵀ·G]
-  double epsilon = 1e-12;     ///< inverse root of (λ + ε), λ clamped at 0
-  int refresh_interval = 10;  ///< inverse roots recomputed on steps 1, 1 + k, 1 + 2k, …
+  double weight_decay = 0.1;            ///< decoupled, before the update as for Muon
+  double beta1 = 0.9;                   ///< EMA of the gradient that gets preconditioned
+  double beta2 = 0.95;                  ///< EMA of the statistics L = E[G·Gᵀ], R = E[Gᵀ·G]
+  double epsilon = 1e-12;               ///< inverse root of (λ + ε), λ clamped at 0
+  int refresh_interval = 10;            ///< inverse roots recomputed on steps 1, 1 + k, 1 + 2k, …
   std::int64_t max_precond_dim = 8192;  ///< a side larger than this is left unpreconditioned
   double graft_beta2 = 0.999;           ///< Adam grafting second moment
   double graft_epsilon = 1e-8;
@@ -87,10 +87,10 @@ struct OptimizerSpec {
 /// ConfigError naming the hyper-parameter, its value and the valid range.
 void validate(const OptimizerSpec& spec);
 
-std::string_view to_string(OptimizerKind kind);      ///< "muon", "shampoo", "soap", "adamw"
-std::string_view to_string(NsCoefficients set);      ///< "simple", "quintic", "polar_express", …
-std::string_view to_string(NsPrecision precision);   ///< "fp32", "bf16"
-OptimizerKind parse_optimizer_kind(std::string_view text);       ///< ConfigError listing choices
-NsCoefficients parse_ns_coefficients(std::string_view text);     ///< ConfigError listing choices
+std::string_view to_string(OptimizerKind kind);     ///< "muon", "shampoo", "soap", "adamw"
+std::string_view to_string(NsCoefficients set);     ///< "simple", "quintic", "polar_express", …
+std::string_view to_string(NsPrecision precision);  ///< "fp32", "bf16"
+OptimizerKind parse_optimizer_kind(std::string_view text);    ///< ConfigError listing choices
+NsCoefficients parse_ns_coefficients(std::string_view text);  ///< ConfigError listing choices
 
 }  // namespace canzona::optim
