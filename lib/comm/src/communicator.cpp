@@ -29,8 +29,6 @@ std::vector<std::size_t> offsets(std::span<const std::size_t> counts) {
   return displs;
 }
 
-std::uint64_t u64(std::size_t v) { return static_cast<std::uint64_t>(v); }
-
 }  // namespace
 
 Communicator::Communicator(int rank, int size, std::string name)
@@ -57,10 +55,10 @@ void Communicator::check_counts(std::string_view call, std::string_view what,
   }
 }
 
-void Communicator::record(CollectiveOp op, DataType type, std::size_t count, int root,
-                          std::uint64_t sent, std::uint64_t received) {
+void Communicator::record(CollectiveOp op, DataType type, int root, const Volume& volume) {
   const std::uint64_t e = size_of(type);
-  trace_.push_back(TraceEntry{op, name_, size_, rank_, type, count, root, sent * e, received * e});
+  trace_.push_back(TraceEntry{op, name_, size_, rank_, type, volume.count, root, volume.sent * e,
+                              volume.received * e});
 }
 
 std::unique_ptr<Communicator> Communicator::split(int color, int key, std::string name) {
@@ -75,13 +73,7 @@ Request Communicator::all_reduce(const void* send, void* recv, std::size_t count
     fail(kCall, fmt::format("null buffer with count {}", count));
   }
   Request request = do_all_reduce(send, recv, count, type, op);
-  // Even split of count into n chunks: RS then AG, each moving (n-1) chunks of this rank's size
-  // one way and the rest of the array the other way.
-  const std::size_t n = static_cast<std::size_t>(size_);
-  const std::size_t r = static_cast<std::size_t>(rank_);
-  const std::size_t chunk = count / n + (r < count % n ? 1 : 0);
-  const std::uint64_t moved = u64(count - chunk) + u64((n - 1) * chunk);
-  record(CollectiveOp::kAllReduce, type, count, -1, moved, moved);
+  record(CollectiveOp::kAllReduce, type, -1, all_reduce_volume(count, rank_, size_));
   return request;
 }
 
@@ -101,8 +93,7 @@ Request Communicator::reduce_scatter(const void* send, void* recv,
   }
   const std::vector<std::size_t> displs = offsets(counts);
   Request request = do_reduce_scatter(send, recv, counts, displs, type, op);
-  record(CollectiveOp::kReduceScatter, type, total, -1, u64(total - mine),
-         u64(static_cast<std::size_t>(size_ - 1) * mine));
+  record(CollectiveOp::kReduceScatter, type, -1, reduce_scatter_volume(counts, rank_));
   return request;
 }
 
@@ -121,8 +112,7 @@ Request Communicator::all_gather(const void* send, void* recv, std::span<const s
   }
   const std::vector<std::size_t> displs = offsets(counts);
   Request request = do_all_gather(send, recv, counts, displs, type);
-  record(CollectiveOp::kAllGather, type, total, -1, u64(static_cast<std::size_t>(size_ - 1) * mine),
-         u64(total - mine));
+  record(CollectiveOp::kAllGather, type, -1, all_gather_volume(counts, rank_));
   return request;
 }
 
@@ -152,8 +142,7 @@ Request Communicator::all_to_all(const void* send, std::span<const std::size_t> 
   }
   Request request =
       do_all_to_all(send, send_counts, send_displs, recv, recv_counts, recv_displs, type);
-  record(CollectiveOp::kAllToAll, type, send_total, -1, u64(send_total - send_counts[r]),
-         u64(recv_total - recv_counts[r]));
+  record(CollectiveOp::kAllToAll, type, -1, all_to_all_volume(send_counts, recv_counts, rank_));
   return request;
 }
 
@@ -165,9 +154,7 @@ Request Communicator::broadcast(void* buf, std::size_t count, DataType type, int
     fail(kCall, fmt::format("null buffer with count {}", count));
   }
   Request request = do_broadcast(buf, count, type, root);
-  const bool is_root = rank_ == root;
-  record(CollectiveOp::kBroadcast, type, count, root,
-         is_root ? u64(static_cast<std::size_t>(size_ - 1) * count) : 0, is_root ? 0 : u64(count));
+  record(CollectiveOp::kBroadcast, type, root, broadcast_volume(count, rank_, size_, root));
   return request;
 }
 
@@ -184,8 +171,7 @@ Request Communicator::reduce(const void* send, void* recv, std::size_t count, Da
     fail(kCall, fmt::format("null receive buffer on the root with count {}", count));
   }
   Request request = do_reduce(send, recv, count, type, op, root);
-  record(CollectiveOp::kReduce, type, count, root, is_root ? 0 : u64(count),
-         is_root ? u64(static_cast<std::size_t>(size_ - 1) * count) : 0);
+  record(CollectiveOp::kReduce, type, root, reduce_volume(count, rank_, size_, root));
   return request;
 }
 
@@ -210,8 +196,7 @@ Request Communicator::gather(const void* send, std::size_t send_count, void* rec
   }
   const std::vector<std::size_t> displs = offsets(recv_counts);
   Request request = do_gather(send, send_count, recv, recv_counts, displs, type, root);
-  record(CollectiveOp::kGather, type, total, root, is_root ? 0 : u64(send_count),
-         is_root ? u64(total - mine) : 0);
+  record(CollectiveOp::kGather, type, root, gather_volume(recv_counts, rank_, root));
   return request;
 }
 
@@ -236,14 +221,13 @@ Request Communicator::scatter(const void* send, std::span<const std::size_t> sen
   }
   const std::vector<std::size_t> displs = offsets(send_counts);
   Request request = do_scatter(send, send_counts, displs, recv, recv_count, type, root);
-  record(CollectiveOp::kScatter, type, total, root, is_root ? u64(total - mine) : 0,
-         is_root ? 0 : u64(recv_count));
+  record(CollectiveOp::kScatter, type, root, scatter_volume(send_counts, rank_, root));
   return request;
 }
 
 Request Communicator::barrier() {
   Request request = do_barrier();
-  record(CollectiveOp::kBarrier, DataType::kUInt8, 0, -1, 0, 0);
+  record(CollectiveOp::kBarrier, DataType::kUInt8, -1, Volume{});
   return request;
 }
 

@@ -9,6 +9,7 @@
 #include "canzona/comm/request.hpp"
 #include "canzona/comm/trace.hpp"
 #include "canzona/comm/types.hpp"
+#include "canzona/comm/volume.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -147,8 +148,7 @@ class Communicator {
   [[noreturn]] void fail(std::string_view call, const std::string& message) const;
 
  private:
-  void record(CollectiveOp op, DataType type, std::size_t count, int root, std::uint64_t sent,
-              std::uint64_t received);
+  void record(CollectiveOp op, DataType type, int root, const Volume& volume);
   void check_root(std::string_view call, int root) const;
   void check_counts(std::string_view call, std::string_view what,
                     std::span<const std::size_t> counts) const;

@@ -1,0 +1,280 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// StepPlan: who steps which matrix and which collectives move what, for one optimizer step of a
+// model on a (dp, tp) job. One plan serves Canzona and every baseline; the executor (lib/exec)
+// runs it on real ranks and the projector (lib/sim) costs it. A plan is a pure function of
+// (model, parallel config, strategy options), so every rank builds the same one (plan_hash).
+#pragma once
+
+#include <canzona/layout/zero1.hpp>
+#include <canzona/model/spec.hpp>
+#include <canzona/model/split.hpp>
+#include <canzona/optim/matrix_optimizer.hpp>
+#include <canzona/optim/options.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "canzona/plan/cost.hpp"
+#include "canzona/plan/dp_partition.hpp"
+#include "canzona/plan/micro_groups.hpp"
+
+namespace canzona::plan {
+
+// ---------------------------------------------------------------------------------------------
+// Strategy choices
+// ---------------------------------------------------------------------------------------------
+
+/// Who steps the matrices of a matrix buffer across the DP group.
+enum class DpStrategy {
+  kCanzona,     ///< alpha-balanced static partition, uneven RS / AG ("canzona")
+  kStatic,      ///< Eq.(1) whole-tensor partition without balancing, uneven RS / AG ("static")
+  kReplicated,  ///< DP-SC: gradient all-reduce, every DP rank steps every matrix ("sc")
+  kLayerwisePingPong,    ///< NVIDIA layer-wise: ping-pong by numel, all-reduce, AG-v ("layerwise")
+  kLayerwiseRoundRobin,  ///< layer-wise, model order round-robin ("layerwise-roundrobin")
+  kLayerwiseLpt,         ///< layer-wise, LPT on the cost ("layerwise-lpt")
+};
+
+/// Who steps a TP-sharded matrix inside the TP group of its DP owner.
+enum class TpStrategy {
+  kReplicated,  ///< TP-SC: all-gather on every TP rank, redundant compute ("sc")
+  kAsync,       ///< ASC: micro-groups in model order, one matrix per host, no balancing ("asc")
+  kCanzona,     ///< Canzona micro-group scheduling (MicroGroupMode, capacity) ("canzona")
+};
+
+/// How a micro-group's shards travel to and from their hosts.
+enum class TpTransport {
+  kAllToAll,       ///< one fused all-to-all-v gather and one scatter per micro-group ("all-to-all")
+  kGatherScatter,  ///< one gather and one scatter per matrix, rooted at its host ("gather-scatter")
+};
+
+std::string_view to_string(DpStrategy strategy);
+std::string_view to_string(TpStrategy strategy);
+std::string_view to_string(TpTransport transport);
+/// Case-sensitive inverses of to_string; ConfigError naming the value and listing the choices.
+DpStrategy parse_dp_strategy(std::string_view text);
+TpStrategy parse_tp_strategy(std::string_view text);
+TpTransport parse_tp_transport(std::string_view text);
+
+/// Everything a strategy needs besides the model and the parallel config.
+struct StrategyOptions {
+  DpStrategy dp = DpStrategy::kCanzona;
+  TpStrategy tp = TpStrategy::kCanzona;
+  /// Canzona DP: blend of the even split (0) and the deficit-proportional targets (1).
+  double alpha = 1.0;
+  /// What the DP partition and the micro-groups balance, and what metrics report as `cost`.
+  CostKind cost = CostKind::kFlops;
+  /// Canzona TP schedule (kAsync always uses kNo).
+  MicroGroupMode tp_schedule = MicroGroupMode::kGlobal;
+  /// Canzona TP slot capacity in MiB of fp32 full-matrix elements per host per micro-group;
+  /// 0 = unbounded. Ignored unless tp_schedule is kSlot or kGlobal.
+  double slot_mib = 0;
+  TpTransport transport = TpTransport::kAllToAll;
+  model::SplitOptions split;
+  optim::OptimizerSpec optimizer;
+  layout::Zero1Options zero1;  ///< separate_matrix_buffer is forced on by make_step_plan
+};
+
+/// options.slot_mib as a number of fp32 elements (0 = unbounded): the micro-group capacity.
+std::int64_t slot_capacity_elements(const StrategyOptions& options);
+
+/// Validates the options (alpha in [0, 1], slot_mib >= 0 and finite, the optimizer spec, the
+/// split options); ConfigError naming the field and the accepted range.
+void validate(const StrategyOptions& options);
+
+// ---------------------------------------------------------------------------------------------
+// The plan
+// ---------------------------------------------------------------------------------------------
+
+/// How a buffer's gradients are reduced over the DP group, per bucket.
+enum class GradSync {
+  kReduceScatter,  ///< uneven reduce-scatter on the bucket's cuts (ZeRO-1, Canzona, static)
+  kAllReduce,      ///< all-reduce of the whole bucket (DP-SC, layer-wise)
+};
+/// How updated parameters get back to every DP rank.
+enum class ParamSync {
+  kAllGather,       ///< uneven all-gather of each bucket on its cuts
+  kAllGatherOwned,  ///< layer-wise: one all-gather-v of every rank's owned entries, packed
+  kNone,            ///< DP-SC: every rank stepped everything itself
+};
+std::string_view to_string(GradSync sync);
+std::string_view to_string(ParamSync sync);
+
+/// One ZeRO-1 buffer of the layout and how the DP group treats it.
+struct BufferPlan {
+  std::size_t buffer = 0;  ///< index into StepPlan::layout.buffers
+  bool matrix = false;     ///< entries are stepped by the matrix optimizer (else AdamW)
+  GradSync grad_sync = GradSync::kReduceScatter;
+  ParamSync param_sync = ParamSync::kAllGather;
+  /// Bucket cuts. kReduceScatter / kAllGather use them; for a matrix buffer they never cut an
+  /// entry (check_partition holds). For all-reduce buffers: the even partition (unused by the
+  /// collectives, kept so every buffer has cuts).
+  DpPartition partition;
+  /// Per entry (buffer.entries order): the DP rank that steps it, or -1 when every DP rank does
+  /// (DP-SC) or the entry is cut (AdamW's element-wise split: each rank steps its slice).
+  std::vector<int> owner;
+};
+
+/// One matrix-optimizer parameter: where it lives and who steps it.
+struct MatrixPlan {
+  std::size_t param_index = 0;  ///< into StepPlan::layout.params
+  std::size_t buffer = 0;       ///< into StepPlan::buffers (== layout.buffers index)
+  std::size_t entry = 0;        ///< into layout.buffers[buffer].entries
+  std::string name;
+  optim::Shape full;   ///< the TP-gathered matrix (what the host steps)
+  optim::Shape local;  ///< one TP rank's shard (== full when tp_dim is kReplicated or tp == 1)
+  int tp_dim = -1;     ///< model::kReplicated, kColumnParallel or kRowParallel (tp > 1 only)
+  /// What the optimizer steps: row ranges of the gathered matrix (one kWhole fragment when
+  /// unsplit). Each fragment has its own optimizer state.
+  std::vector<model::Fragment> fragments;
+  std::vector<double> fragment_cost;  ///< per fragment, StrategyOptions::cost units
+  double cost = 0;                    ///< Σ fragment cost
+  double flops = 0;                   ///< Σ fragment mean FLOPs per step (optim::step_cost)
+  std::int64_t state_bytes = 0;       ///< Σ fragment optimizer state bytes
+  int dp_owner = -1;  ///< DP rank whose TP group steps it; -1: every DP rank (DP-SC)
+  /// TP rank that gathers, steps and scatters it; -1: every TP rank steps it redundantly
+  /// (TP-SC, tp == 1, or a matrix not sharded over TP).
+  int tp_host = -1;
+  int micro_group = -1;  ///< index into StepPlan::micro_groups[dp rank]; -1 when tp_host == -1
+  bool sharded() const { return tp_dim != -1 && local.rows * local.cols != full.rows * full.cols; }
+};
+
+/// One micro-group of a DP rank's TP group: slots[t] lists the matrices (StepPlan::matrices
+/// indices) TP rank t hosts, in execution order.
+struct MicroGroupPlan {
+  std::vector<std::vector<std::size_t>> slots;
+  double max_slot_cost = 0;
+};
+
+/// The plan. Built by make_step_plan (baselines/strategy.hpp) through compose_step_plan.
+struct StepPlan {
+  std::string strategy;  ///< display name, e.g. "canzona", "sc", "layerwise", "static+asc"
+  StrategyOptions options;
+  layout::Zero1Layout layout;
+  std::vector<BufferPlan> buffers;   ///< one per layout buffer, same order
+  std::vector<MatrixPlan> matrices;  ///< matrix-optimizer params, model order
+  /// [dp rank][group]: the TP micro-groups of each DP rank's TP group, execution order. Empty
+  /// for TP-SC and for tp == 1.
+  std::vector<std::vector<MicroGroupPlan>> micro_groups;
+  /// Per DP rank: StepPlan::matrices indices it steps redundantly on every TP rank (TP-SC,
+  /// tp == 1, unsharded matrices), model order.
+  std::vector<std::vector<std::size_t>> replicated_matrices;
+  int dp() const { return layout.config.dp; }
+  int tp() const { return layout.config.tp; }
+};
+
+/// What a DP strategy decided for one matrix buffer: a partition (sharded strategies) or an
+/// owner per entry (layer-wise; -1 everywhere for DP-SC).
+struct DpDecision {
+  GradSync grad_sync = GradSync::kReduceScatter;
+  ParamSync param_sync = ParamSync::kAllGather;
+  DpPartition partition;
+  std::vector<int> owner;
+};
+
+/// The fragments the optimizer steps for a matrix-optimizer parameter under `split` at `tp`:
+/// model::split_parameter, except that an unsplit fused fc1 at tp > 1 lists the gate rows and
+/// then the up rows of the TP-gathered matrix ([gate_0; up_0; gate_1; up_1; …]), so the optimizer
+/// sees [gate; up] exactly as at tp = 1 and every tp steps the same matrix.
+std::vector<model::Fragment> plan_fragments(const model::ParamSpec& param,
+                                            const model::ModelSpec& model,
+                                            const model::SplitOptions& split, int tp);
+
+/// One value per entry of `buffer`: for a matrix entry Σ over its plan_fragments of
+/// options.cost (numel of the fragment, or optim::step_cost(...).mean_flops()); for any other
+/// entry its element count (numel) or AdamW FLOPs. What the DP planners balance.
+std::vector<double> matrix_entry_costs(const model::ModelSpec& model,
+                                       const layout::Zero1Layout& layout,
+                                       const layout::Buffer& buffer,
+                                       const StrategyOptions& options);
+
+/// Assembles a plan from the DP decision of every matrix buffer (`dp_decisions[i]` for the
+/// i-th buffer of `layout` that holds matrices, in layout order): AdamW buffers get the even
+/// element-wise ZeRO-1 split; matrices get fragments, costs and state bytes; the TP side is
+/// scheduled per DP rank from `options`. Checks every invariant (check_plan) before returning.
+StepPlan compose_step_plan(std::string strategy, const model::ModelSpec& model,
+                           layout::Zero1Layout layout, const StrategyOptions& options,
+                           std::vector<DpDecision> dp_decisions);
+
+/// The invariants, as canzona::Error naming what is wrong: every matrix stepped by exactly one
+/// (DP owner, TP host) or declared replicated, no DP cut inside a matrix of a sharded buffer,
+/// owners inside their slices, micro-group slot capacity respected.
+void check_plan(const StepPlan& plan);
+
+/// FNV-1a 64 of a canonical serialisation of everything the executor acts on. Equal plans hash
+/// equal on every rank and machine; ranks compare it before running.
+std::uint64_t plan_hash(const StepPlan& plan);
+
+// ---------------------------------------------------------------------------------------------
+// Collectives and metrics
+// ---------------------------------------------------------------------------------------------
+
+/// Phases of a step, in order; the executor times each and the projector models each.
+enum class Phase { kGradSync, kTpGather, kCompute, kTpScatter, kParamSync };
+inline constexpr std::size_t kPhaseCount = 5;
+std::string_view to_string(Phase phase);  ///< "grad_sync", "tp_gather", ... "param_sync"
+
+/// The communicator a collective runs on.
+enum class Group { kDp, kTp };
+
+/// One collective the executor issues, as one rank sees it. Ops and byte counts follow
+/// comm::TraceEntry exactly (count in elements, direct-exchange bytes, fp32 elements).
+struct PlannedCollective {
+  Phase phase = Phase::kGradSync;
+  Group group = Group::kDp;
+  std::string op;  ///< comm::to_string(CollectiveOp): "reduce_scatter", "all_to_all", ...
+  int group_size = 1;
+  int root = -1;
+  std::size_t count = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t bytes_received = 0;
+  std::size_t buffer = 0;  ///< layout buffer (DP collectives)
+  int bucket = -1;         ///< bucket index (DP per-bucket collectives), else -1
+  int micro_group = -1;    ///< micro-group (TP collectives), else -1
+  int matrix = -1;         ///< StepPlan::matrices index (per-matrix TP collectives), else -1
+};
+
+/// Every collective global rank (dp_rank, tp_rank) issues in one step, in issue order per group
+/// (DP collectives of all buffers first, then the TP micro-group and TP-SC collectives, then the
+/// parameter sync). The executor's trace must equal it entry for entry.
+std::vector<PlannedCollective> rank_collectives(const StepPlan& plan, int dp_rank, int tp_rank);
+
+/// kAllGatherOwned counts: per DP rank, Σ numel of the entries of `buffer_plan`'s buffer it
+/// owns (what it contributes to the packed all-gather-v, in buffer entry order).
+std::vector<std::size_t> owned_counts(const StepPlan& plan, const BufferPlan& buffer_plan);
+
+/// Work of one global rank (rank = dp_rank · tp + tp_rank, Megatron order).
+struct RankLoad {
+  int dp_rank = 0;
+  int tp_rank = 0;
+  double cost = 0;   ///< Σ cost (StrategyOptions::cost units) of the matrix fragments it steps
+  double flops = 0;  ///< Σ mean FLOPs of the matrix fragments it steps
+  double adamw_flops = 0;  ///< FLOPs of its AdamW elements (its slices of the AdamW buffers)
+  std::int64_t adamw_elements = 0;  ///< elements of its AdamW slices (padding included)
+  std::int64_t state_bytes = 0;     ///< optimizer state it holds (matrix states + AdamW slices)
+  std::array<std::uint64_t, kPhaseCount> bytes_sent{};      ///< per Phase
+  std::array<std::uint64_t, kPhaseCount> bytes_received{};  ///< per Phase
+};
+
+/// Plan quality over all dp·tp ranks.
+struct PlanMetrics {
+  std::vector<RankLoad> ranks;  ///< global rank order
+  double imbalance = 1;         ///< max / mean of matrix cost over ranks (1 when zero)
+  /// max(Σ distinct matrix cost / ranks, largest single fragment cost): no plan's busiest rank
+  /// can do less.
+  double lower_bound = 0;
+  double max_cost = 0;  ///< busiest rank's matrix cost
+  double max_over_lower_bound = 1;
+  double flops_imbalance = 1;  ///< the same imbalance measured in FLOPs
+};
+
+/// Metrics of the plan. cost / imbalance / lower bound count matrix work only (what the
+/// strategies differ in); AdamW work and state are reported per rank beside it.
+PlanMetrics plan_metrics(const StepPlan& plan);
+
+}  // namespace canzona::plan

@@ -1,0 +1,96 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// plan_metrics: per-rank matrix work, optimizer state and bytes per phase, and the imbalance and
+// lower bound the strategies are compared by.
+#include <canzona/optim/cost_model.hpp>
+
+#include <algorithm>
+#include <numeric>
+
+#include "canzona/plan/step_plan.hpp"
+
+namespace canzona::plan {
+namespace {
+
+constexpr std::int64_t kAdamWStateBytesPerElement = 8;  // exp_avg and exp_avg_sq, fp32
+
+void add_matrix(RankLoad& load, const MatrixPlan& m) {
+  load.cost += m.cost;
+  load.flops += m.flops;
+  load.state_bytes += m.state_bytes;
+}
+
+void add_adamw_slices(const StepPlan& plan, RankLoad& load) {
+  for (const BufferPlan& bp : plan.buffers) {
+    if (bp.matrix) continue;
+    for (const BucketCuts& cuts : bp.partition.buckets) {
+      load.adamw_elements += cuts.slice(load.dp_rank);
+    }
+  }
+  load.adamw_flops = static_cast<double>(load.adamw_elements) * optim::flops::kAdamWStep;
+  load.state_bytes += load.adamw_elements * kAdamWStateBytesPerElement;
+}
+
+void add_bytes(const StepPlan& plan, RankLoad& load) {
+  for (const PlannedCollective& c : rank_collectives(plan, load.dp_rank, load.tp_rank)) {
+    const auto phase = static_cast<std::size_t>(c.phase);
+    load.bytes_sent[phase] += c.bytes_sent;
+    load.bytes_received[phase] += c.bytes_received;
+  }
+}
+
+double max_over_mean(const std::vector<double>& values) {
+  const double total = std::accumulate(values.begin(), values.end(), 0.0);
+  if (total <= 0) return 1;
+  const double mean = total / static_cast<double>(values.size());
+  return *std::max_element(values.begin(), values.end()) / mean;
+}
+
+}  // namespace
+
+PlanMetrics plan_metrics(const StepPlan& plan) {
+  PlanMetrics metrics;
+  const int dp = plan.dp();
+  const int tp = plan.tp();
+  for (int d = 0; d < dp; ++d) {
+    for (int t = 0; t < tp; ++t) {
+      RankLoad load;
+      load.dp_rank = d;
+      load.tp_rank = t;
+      for (std::size_t i : plan.replicated_matrices[static_cast<std::size_t>(d)]) {
+        add_matrix(load, plan.matrices[i]);
+      }
+      for (const MicroGroupPlan& group : plan.micro_groups[static_cast<std::size_t>(d)]) {
+        for (std::size_t i : group.slots[static_cast<std::size_t>(t)]) {
+          add_matrix(load, plan.matrices[i]);
+        }
+      }
+      add_adamw_slices(plan, load);
+      add_bytes(plan, load);
+      metrics.ranks.push_back(load);
+    }
+  }
+  std::vector<double> cost;
+  std::vector<double> flops;
+  for (const RankLoad& load : metrics.ranks) {
+    cost.push_back(load.cost);
+    flops.push_back(load.flops);
+  }
+  metrics.imbalance = max_over_mean(cost);
+  metrics.flops_imbalance = max_over_mean(flops);
+  metrics.max_cost = cost.empty() ? 0 : *std::max_element(cost.begin(), cost.end());
+
+  double total = 0;
+  double largest = 0;
+  for (const MatrixPlan& m : plan.matrices) {
+    total += m.cost;
+    for (double c : m.fragment_cost) largest = std::max(largest, c);
+  }
+  metrics.lower_bound = std::max(total / static_cast<double>(dp * tp), largest);
+  metrics.max_over_lower_bound =
+      metrics.lower_bound > 0 ? metrics.max_cost / metrics.lower_bound : 1;
+  return metrics;
+}
+
+}  // namespace canzona::plan

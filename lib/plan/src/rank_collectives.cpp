@@ -1,0 +1,208 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// rank_collectives: the collectives one rank issues in a step, with the bytes the communicator
+// trace will record for them (same formulas: canzona/comm/volume.hpp).
+#include <canzona/comm/trace.hpp>
+#include <canzona/comm/volume.hpp>
+
+#include <span>
+#include <vector>
+
+#include "canzona/plan/step_plan.hpp"
+
+namespace canzona::plan {
+namespace {
+
+constexpr std::uint64_t kElementBytes = 4;  // every payload is fp32
+
+using Counts = std::vector<std::size_t>;
+
+class CollectiveList {
+ public:
+  CollectiveList(int dp_rank, int tp_rank, int dp, int tp)
+      : dp_rank_(dp_rank), tp_rank_(tp_rank), dp_(dp), tp_(tp) {}
+
+  PlannedCollective& add(Phase phase, Group group, comm::CollectiveOp op, int root,
+                         const comm::Volume& volume) {
+    PlannedCollective c;
+    c.phase = phase;
+    c.group = group;
+    c.op = std::string(comm::to_string(op));
+    c.group_size = group == Group::kDp ? dp_ : tp_;
+    c.root = root;
+    c.count = volume.count;
+    c.bytes_sent = volume.sent * kElementBytes;
+    c.bytes_received = volume.received * kElementBytes;
+    out_.push_back(std::move(c));
+    return out_.back();
+  }
+  int rank(Group group) const { return group == Group::kDp ? dp_rank_ : tp_rank_; }
+  std::vector<PlannedCollective> take() { return std::move(out_); }
+
+ private:
+  int dp_rank_, tp_rank_, dp_, tp_;
+  std::vector<PlannedCollective> out_;
+};
+
+Counts slice_counts(const BucketCuts& cuts, int ranks) {
+  Counts counts(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r)
+    counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(cuts.slice(r));
+  return counts;
+}
+
+std::size_t local_numel(const MatrixPlan& m) {
+  return static_cast<std::size_t>(m.local.rows * m.local.cols);
+}
+
+// Elements of the matrices in one slot of a micro-group, one TP shard each.
+std::size_t slot_shard_numel(const StepPlan& plan, const std::vector<std::size_t>& slot) {
+  std::size_t n = 0;
+  for (std::size_t i : slot) n += local_numel(plan.matrices[i]);
+  return n;
+}
+
+void add_grad_sync(const StepPlan& plan, CollectiveList& list) {
+  for (const BufferPlan& bp : plan.buffers) {
+    const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
+    for (std::size_t k = 0; k < buffer.buckets.size(); ++k) {
+      const int rank = list.rank(Group::kDp);
+      PlannedCollective* c = nullptr;
+      if (bp.grad_sync == GradSync::kReduceScatter) {
+        const Counts counts = slice_counts(bp.partition.buckets[k], plan.dp());
+        c = &list.add(Phase::kGradSync, Group::kDp, comm::CollectiveOp::kReduceScatter, -1,
+                      comm::reduce_scatter_volume(counts, rank));
+      } else {
+        const auto count = static_cast<std::size_t>(buffer.buckets[k].size());
+        c = &list.add(Phase::kGradSync, Group::kDp, comm::CollectiveOp::kAllReduce, -1,
+                      comm::all_reduce_volume(count, rank, plan.dp()));
+      }
+      c->buffer = bp.buffer;
+      c->bucket = static_cast<int>(k);
+    }
+  }
+}
+
+void add_param_sync(const StepPlan& plan, CollectiveList& list) {
+  const int rank = list.rank(Group::kDp);
+  for (const BufferPlan& bp : plan.buffers) {
+    const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
+    if (bp.param_sync == ParamSync::kAllGather) {
+      for (std::size_t k = 0; k < buffer.buckets.size(); ++k) {
+        const Counts counts = slice_counts(bp.partition.buckets[k], plan.dp());
+        PlannedCollective& c =
+            list.add(Phase::kParamSync, Group::kDp, comm::CollectiveOp::kAllGather, -1,
+                     comm::all_gather_volume(counts, rank));
+        c.buffer = bp.buffer;
+        c.bucket = static_cast<int>(k);
+      }
+    } else if (bp.param_sync == ParamSync::kAllGatherOwned) {
+      const Counts counts = owned_counts(plan, bp);
+      PlannedCollective& c = list.add(Phase::kParamSync, Group::kDp, comm::CollectiveOp::kAllGather,
+                                      -1, comm::all_gather_volume(counts, rank));
+      c.buffer = bp.buffer;
+    }
+  }
+}
+
+void add_micro_group_gather(const StepPlan& plan, const MicroGroupPlan& group, int g,
+                            CollectiveList& list) {
+  const int t = list.rank(Group::kTp);
+  if (plan.options.transport == TpTransport::kAllToAll) {
+    Counts send(static_cast<std::size_t>(plan.tp()));
+    Counts recv(send.size());
+    const std::size_t mine = 2 * slot_shard_numel(plan, group.slots[static_cast<std::size_t>(t)]);
+    for (std::size_t j = 0; j < send.size(); ++j) {
+      send[j] = 2 * slot_shard_numel(plan, group.slots[j]);
+      recv[j] = mine;
+    }
+    list.add(Phase::kTpGather, Group::kTp, comm::CollectiveOp::kAllToAll, -1,
+             comm::all_to_all_volume(send, recv, t))
+        .micro_group = g;
+    return;
+  }
+  for (const auto& slot : group.slots) {
+    for (std::size_t i : slot) {
+      const Counts counts(static_cast<std::size_t>(plan.tp()), 2 * local_numel(plan.matrices[i]));
+      PlannedCollective& c = list.add(Phase::kTpGather, Group::kTp, comm::CollectiveOp::kGather,
+                                      plan.matrices[i].tp_host,
+                                      comm::gather_volume(counts, t, plan.matrices[i].tp_host));
+      c.micro_group = g;
+      c.matrix = static_cast<int>(i);
+    }
+  }
+}
+
+void add_micro_group_scatter(const StepPlan& plan, const MicroGroupPlan& group, int g,
+                             CollectiveList& list) {
+  const int t = list.rank(Group::kTp);
+  if (plan.options.transport == TpTransport::kAllToAll) {
+    Counts send(static_cast<std::size_t>(plan.tp()));
+    Counts recv(send.size());
+    const std::size_t mine = slot_shard_numel(plan, group.slots[static_cast<std::size_t>(t)]);
+    for (std::size_t j = 0; j < send.size(); ++j) {
+      send[j] = mine;
+      recv[j] = slot_shard_numel(plan, group.slots[j]);
+    }
+    list.add(Phase::kTpScatter, Group::kTp, comm::CollectiveOp::kAllToAll, -1,
+             comm::all_to_all_volume(send, recv, t))
+        .micro_group = g;
+    return;
+  }
+  for (const auto& slot : group.slots) {
+    for (std::size_t i : slot) {
+      const Counts counts(static_cast<std::size_t>(plan.tp()), local_numel(plan.matrices[i]));
+      PlannedCollective& c = list.add(Phase::kTpScatter, Group::kTp, comm::CollectiveOp::kScatter,
+                                      plan.matrices[i].tp_host,
+                                      comm::scatter_volume(counts, t, plan.matrices[i].tp_host));
+      c.micro_group = g;
+      c.matrix = static_cast<int>(i);
+    }
+  }
+}
+
+void add_tp(const StepPlan& plan, int dp_rank, CollectiveList& list) {
+  const auto& groups = plan.micro_groups.at(static_cast<std::size_t>(dp_rank));
+  const int n = static_cast<int>(groups.size());
+  // Pipeline issue order: G0, then per group g: G(g+1), S(g).
+  if (n > 0) add_micro_group_gather(plan, groups[0], 0, list);
+  for (int g = 0; g < n; ++g) {
+    if (g + 1 < n)
+      add_micro_group_gather(plan, groups[static_cast<std::size_t>(g + 1)], g + 1, list);
+    add_micro_group_scatter(plan, groups[static_cast<std::size_t>(g)], g, list);
+  }
+  const int t = list.rank(Group::kTp);
+  for (std::size_t i : plan.replicated_matrices.at(static_cast<std::size_t>(dp_rank))) {
+    const MatrixPlan& m = plan.matrices[i];
+    if (!m.sharded()) continue;
+    const Counts counts(static_cast<std::size_t>(plan.tp()), 2 * local_numel(m));
+    list.add(Phase::kTpGather, Group::kTp, comm::CollectiveOp::kAllGather, -1,
+             comm::all_gather_volume(counts, t))
+        .matrix = static_cast<int>(i);
+  }
+}
+
+}  // namespace
+
+std::vector<std::size_t> owned_counts(const StepPlan& plan, const BufferPlan& buffer_plan) {
+  const layout::Buffer& buffer = plan.layout.buffers.at(buffer_plan.buffer);
+  std::vector<std::size_t> counts(static_cast<std::size_t>(plan.dp()), 0);
+  for (std::size_t e = 0; e < buffer.entries.size(); ++e) {
+    const int owner = buffer_plan.owner[e];
+    if (owner >= 0)
+      counts[static_cast<std::size_t>(owner)] +=
+          static_cast<std::size_t>(buffer.entries[e].numel());
+  }
+  return counts;
+}
+
+std::vector<PlannedCollective> rank_collectives(const StepPlan& plan, int dp_rank, int tp_rank) {
+  CollectiveList list(dp_rank, tp_rank, plan.dp(), plan.tp());
+  if (plan.dp() > 1) add_grad_sync(plan, list);
+  if (plan.tp() > 1) add_tp(plan, dp_rank, list);
+  if (plan.dp() > 1) add_param_sync(plan, list);
+  return list.take();
+}
+
+}  // namespace canzona::plan
