@@ -48,7 +48,10 @@ plan::DpDecision decide_dp(const model::ModelSpec& model, const layout::Zero1Lay
   plan::DpDecision decision;
   switch (options.dp) {
     case plan::DpStrategy::kCanzona:
-      decision.partition = plan::alpha_balanced_partition(buffer, options.alpha, costs);
+      decision.partition = plan::alpha_balanced_partition(buffer, options.alpha, costs,
+                                                          options.cost == plan::CostKind::kFlops
+                                                              ? plan::BalanceUnit::kCost
+                                                              : plan::BalanceUnit::kElements);
       decision.owner = decision.partition.owner;
       return decision;
     case plan::DpStrategy::kStatic:
@@ -99,8 +102,15 @@ void apply_strategy(std::string_view name, plan::StrategyOptions& options) {
       return;
     }
   }
+  const std::size_t plus = name.find('+');
+  if (plus != std::string_view::npos) {
+    options.dp = plan::parse_dp_strategy(name.substr(0, plus));
+    options.tp = plan::parse_tp_strategy(name.substr(plus + 1));
+    return;
+  }
   throw ConfigError(
-      fmt::format("unknown strategy '{}'; choose one of: {} (or pick the sides with "
+      fmt::format("unknown strategy '{}'; choose one of: {}, or a combination "
+                  "<dp>+<tp> such as static+asc (or pick the sides with "
                   "--dp-strategy and --tp-strategy)",
                   name, fmt::join(strategy_names(), ", ")));
 }

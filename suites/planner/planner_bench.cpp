@@ -5,13 +5,11 @@
 // layout's quality counters. CPU only; registered on every machine.
 #include "suite.hpp"
 
-#include <canzona/baselines/layerwise.hpp>
+#include <canzona/baselines/strategy.hpp>
 #include <canzona/layout/zero1.hpp>
 #include <canzona/model/catalog.hpp>
 #include <canzona/optim/options.hpp>
-#include <canzona/plan/cost.hpp>
-#include <canzona/plan/dp_partition.hpp>
-#include <canzona/plan/metrics.hpp>
+#include <canzona/plan/step_plan.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -77,65 +75,30 @@ void bm_zero1_layout(benchmark::State& state, const LayoutCase& c) {
 // Canzona's training script uses 400M-element buckets for the matrix buffer (paper-spec §3.5).
 constexpr std::int64_t kCanzonaBucketSize = 400'000'000;
 
-enum class DpStrategy { kCanzona, kStatic, kLayerwise };
-
-const char* strategy_name(DpStrategy s) {
-  switch (s) {
-    case DpStrategy::kCanzona:
-      return "canzona";
-    case DpStrategy::kStatic:
-      return "static";
-    case DpStrategy::kLayerwise:
-      return "layerwise";
-  }
-  return "?";
-}
-
-const layout::Buffer& matrix_buffer(const layout::Zero1Layout& result) {
-  for (const layout::Buffer& buffer : result.buffers) {
-    if (buffer.name == "matrix") return buffer;
-  }
-  throw Error("layout has no matrix buffer");
-}
-
-// Planning the DP side of a Muon step: layout, FLOP costs of the full matrices, partition. The
-// whole pipeline is timed (DESIGN target: Qwen3-32B on 256 ranks in < 100 ms); the counters
-// are the plan's quality on the FLOP cost.
-void bm_dp_plan(benchmark::State& state, const LayoutCase& c, DpStrategy strategy) {
+// Planning a Muon step with a named strategy: layout, FLOP costs of the full matrices, DP
+// partition, TP micro-groups, invariant checks. The whole pipeline is timed (DESIGN target:
+// Qwen3-32B on 256 ranks in < 100 ms); the counters are the plan's quality on the FLOP cost.
+void bm_step_plan(benchmark::State& state, const LayoutCase& c, std::string_view strategy) {
   try {
     const model::ModelSpec& spec = model::find_model(c.model);
     const layout::ParallelConfig config{c.dp, c.tp, 8};
-    layout::Zero1Options zero1;
-    zero1.bucket_size = kCanzonaBucketSize;
-    optim::OptimizerSpec muon;
-    muon.kind = optim::OptimizerKind::kMuon;
-    plan::PartitionMetrics metrics;
-    std::string method;
+    plan::StrategyOptions options;
+    baselines::apply_strategy(strategy, options);
+    options.zero1.bucket_size = kCanzonaBucketSize;
+    options.optimizer.kind = optim::OptimizerKind::kMuon;
+    options.cost = plan::CostKind::kFlops;
+    plan::StepPlan result;
     for (auto _ : state) {
-      const layout::Zero1Layout result = layout::build_zero1_layout(spec, config, zero1);
-      const layout::Buffer& buffer = matrix_buffer(result);
-      const std::vector<double> costs =
-          plan::entry_costs(result, buffer, plan::CostKind::kFlops, muon);
-      if (strategy == DpStrategy::kLayerwise) {
-        std::vector<std::int64_t> numels;
-        for (const layout::BufferEntry& e : buffer.entries) numels.push_back(e.numel());
-        const std::vector<int> owner = baselines::layerwise_assignment(
-            numels, costs, c.dp, baselines::LayerwiseMode::kPingPongNumel);
-        metrics = plan::assignment_metrics(owner, costs, c.dp);
-        method = "pingpong";
-      } else {
-        const plan::DpPartition partition = strategy == DpStrategy::kCanzona
-                                                ? plan::alpha_balanced_partition(buffer, 1.0, costs)
-                                                : plan::static_partition(buffer);
-        metrics = plan::partition_metrics(buffer, partition, costs, c.dp);
-        method = partition.method;
-      }
-      benchmark::DoNotOptimize(metrics.imbalance);
+      result = baselines::make_step_plan(spec, config, options);
+      benchmark::DoNotOptimize(result.matrices.data());
     }
+    const plan::PlanMetrics metrics = plan::plan_metrics(result);
     state.counters["imbalance"] = metrics.imbalance;
-    state.counters["makespan_over_lower_bound"] = metrics.makespan_over_lower_bound;
-    if (metrics.max_slice_elements > 0) {
-      state.counters["max_slice_elems"] = static_cast<double>(metrics.max_slice_elements);
+    state.counters["makespan_over_lower_bound"] = metrics.max_over_lower_bound;
+    state.counters["max_rank_gflop"] = metrics.max_cost / 1e9;
+    std::string method;
+    for (const plan::BufferPlan& bp : result.buffers) {
+      if (bp.matrix) method = bp.partition.method;
     }
     state.SetLabel(method);
   } catch (const Error& e) {
@@ -161,13 +124,17 @@ void register_suite() {
         fmt::format("Planner/zero1/{}/gpus:{}/dp:{}/tp:{}", c.model, c.dp * c.tp, c.dp, c.tp);
     benchmark::RegisterBenchmark(name.c_str(), bm_zero1_layout, c)->Unit(benchmark::kMillisecond);
   }
-  for (const DpStrategy strategy :
-       {DpStrategy::kCanzona, DpStrategy::kStatic, DpStrategy::kLayerwise}) {
+  // The named strategies, and the DP sides alone (TP-SC inside every TP group), which is where
+  // the DP partitions differ.
+  std::vector<std::string_view> strategies = baselines::strategy_names();
+  for (const std::string_view dp_side : {"canzona+sc", "layerwise-lpt+sc"}) {
+    strategies.push_back(dp_side);
+  }
+  for (const std::string_view strategy : strategies) {
     for (const LayoutCase& c : dp_plan_cases()) {
-      const std::string name =
-          fmt::format("Planner/muon/{}/{}/gpus:{}/dp:{}/tp:{}", strategy_name(strategy), c.model,
-                      c.dp * c.tp, c.dp, c.tp);
-      benchmark::RegisterBenchmark(name.c_str(), bm_dp_plan, c, strategy)
+      const std::string name = fmt::format("Planner/muon/{}/{}/gpus:{}/dp:{}/tp:{}", strategy,
+                                           c.model, c.dp * c.tp, c.dp, c.tp);
+      benchmark::RegisterBenchmark(name.c_str(), bm_step_plan, c, strategy)
           ->Unit(benchmark::kMillisecond);
     }
   }

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace canzona::plan {
@@ -64,26 +65,126 @@ std::vector<std::int64_t> candidate_boundaries(const layout::Buffer& buffer,
   return cands;
 }
 
-// argmin_{x ∈ cands, x >= floor} |target − x|, ties to the smaller x. `floor` is always one of
-// the candidates (the previous cut). Restricting to x >= floor is what keeps the cuts monotone;
+// Index of argmin_{i >= floor} |target − coord[i]|, ties to the smaller index. `coord` is
+// non-decreasing. Restricting to i >= floor (the previous cut) is what keeps the cuts monotone;
 // the reference scan starts from 0 and can go backwards when target < floor / 2 (§3.3 note).
-std::int64_t nearest_boundary(const std::vector<std::int64_t>& cands, double target,
-                              std::int64_t floor) {
-  const auto first = std::lower_bound(cands.begin(), cands.end(), floor);
+std::size_t nearest_boundary(const std::vector<double>& coord, double target, std::size_t floor) {
+  const auto first = coord.begin() + static_cast<std::ptrdiff_t>(floor);
   // First candidate strictly above target; everything in [first, above) is <= target.
-  const auto above = std::upper_bound(first, cands.end(), target, [](double t, std::int64_t x) {
-    return t < static_cast<double>(x);
-  });
+  const auto above = std::upper_bound(first, coord.end(), target);
   if (above == first) {
-    return *first;  // every admissible candidate exceeds the target: take the smallest
+    return floor;  // every admissible candidate exceeds the target: take the smallest
   }
-  const std::int64_t below = *(above - 1);
-  if (above == cands.end()) {
-    return below;
+  // Among equal coordinates (zero-cost entries) the smallest boundary.
+  const auto below = std::lower_bound(first, above, *(above - 1));
+  const auto index = [&](auto it) { return static_cast<std::size_t>(it - coord.begin()); };
+  if (above == coord.end()) {
+    return index(below);
   }
-  const double down = target - static_cast<double>(below);
-  const double up = static_cast<double>(*above) - target;
-  return down <= up ? below : *above;
+  return target - *below <= *above - target ? index(below) : index(above);
+}
+
+// The coordinate the greedy measures a bucket in, at each candidate boundary: element offsets
+// (padding included, the paper's unit), or the cumulative cost of the entries ending there.
+std::vector<double> boundary_coordinates(const layout::Buffer& buffer, const layout::Bucket& bucket,
+                                         const std::vector<std::int64_t>& cands,
+                                         std::span<const double> weights) {
+  std::vector<double> coord(cands.size());
+  if (weights.empty()) {
+    std::transform(cands.begin(), cands.end(), coord.begin(),
+                   [](std::int64_t x) { return static_cast<double>(x); });
+    return coord;
+  }
+  double running = 0;
+  std::size_t e = bucket.first_entry;
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    while (e <= bucket.last_entry && buffer.entries[e].end - bucket.start <= cands[i]) {
+      running += weights[e++];
+    }
+    coord[i] = running;
+  }
+  return coord;
+}
+
+// The greedy of §3.3 in the given coordinate (see alpha_greedy_partition).
+DpPartition greedy_partition(const layout::Buffer& buffer, double alpha,
+                             std::span<const double> weights) {
+  check_buffer(buffer);
+  const int ranks = buffer.dp;
+
+  DpPartition plan;
+  plan.method = "alpha_greedy";
+  plan.owner.assign(buffer.entries.size(), -1);
+  plan.buckets.resize(buffer.buckets.size());
+
+  std::vector<std::vector<std::int64_t>> cands(buffer.buckets.size());
+  std::vector<std::vector<double>> coords(buffer.buckets.size());
+  double total = 0;
+  for (std::size_t b = 0; b < buffer.buckets.size(); ++b) {
+    cands[b] = candidate_boundaries(buffer, buffer.buckets[b]);
+    coords[b] = boundary_coordinates(buffer, buffer.buckets[b], cands[b], weights);
+    total += coords[b].back();
+  }
+  // "LPT over buckets": the biggest buckets are placed first, while every rank still has room.
+  std::vector<std::size_t> order(buffer.buckets.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return coords[a].back() > coords[b].back();
+  });
+
+  const double target = total / ranks;
+  // Every rank has reached the target when the deficits sum to (almost) nothing: 1e-9 elements,
+  // or that fraction of the target in cost units.
+  const double settled = weights.empty() ? 1e-9 : 1e-9 * target;
+  std::vector<double> load(ranks, 0.0);
+  std::vector<double> want(ranks);
+  for (const std::size_t b : order) {
+    const auto& bucket = buffer.buckets[b];
+    const std::vector<double>& coord = coords[b];
+    const double size = coord.back();
+    const double even = size / ranks;
+    double deficit_sum = 0;
+    for (int r = 0; r < ranks; ++r) {
+      deficit_sum += std::max(0.0, target - load[r]);
+    }
+    for (int r = 0; r < ranks; ++r) {
+      const double deficit = std::max(0.0, target - load[r]);
+      const double greedy = deficit_sum <= settled ? even : size * deficit / deficit_sum;
+      want[r] = (1.0 - alpha) * even + alpha * greedy;
+    }
+    std::vector<std::size_t> cut(static_cast<std::size_t>(ranks) + 1);
+    cut[0] = 0;
+    cut[ranks] = coord.size() - 1;
+    double cumulative = 0;
+    for (int r = 0; r + 1 < ranks; ++r) {
+      // The cumulative want, not re-based on where the previous cut landed: a cut that
+      // overshoots is compensated by the next one instead of accumulating drift.
+      cumulative += want[r];
+      cut[r + 1] = nearest_boundary(coord, cumulative, cut[r]);
+      load[r] += coord[cut[r + 1]] - coord[cut[r]];
+    }
+    load[ranks - 1] += coord[cut[ranks]] - coord[cut[ranks - 1]];
+
+    BucketCuts& cuts = plan.buckets[b];
+    cuts.bucket = bucket.index;
+    cuts.pos.resize(cut.size());
+    for (std::size_t r = 0; r < cut.size(); ++r) {
+      cuts.pos[r] = bucket.start + cands[b][cut[r]];
+    }
+    assign_owners(buffer, bucket, cuts.pos, plan.owner);
+  }
+  // Cuts are entry ends by construction; a violation here is a bug, never a fallback.
+  check_partition(buffer, plan);
+  return plan;
+}
+
+void check_alpha(double alpha) {
+  if (!(alpha >= 0.0 && alpha <= 1.0)) {
+    throw ConfigError(fmt::format(
+        "alpha-balanced partition: alpha = {} is outside [0, 1] (0 = cuts closest to the even "
+        "split, 1 = fully balanced)",
+        alpha));
+  }
 }
 
 }  // namespace
@@ -157,86 +258,45 @@ DpPartition static_partition(const layout::Buffer& buffer) {
   return plan;
 }
 
-DpPartition alpha_greedy_partition(const layout::Buffer& buffer, double alpha) {
-  if (!(alpha >= 0.0 && alpha <= 1.0)) {
-    throw ConfigError(fmt::format(
-        "alpha-balanced partition: alpha = {} is outside [0, 1] (0 = cuts closest to the even "
-        "split, 1 = balance the element counts)",
-        alpha));
+DpPartition alpha_greedy_partition(const layout::Buffer& buffer, double alpha,
+                                   std::span<const double> weights) {
+  check_alpha(alpha);
+  if (!weights.empty() && weights.size() != buffer.entries.size()) {
+    throw ConfigError(fmt::format("alpha greedy of buffer '{}': {} weights for {} entries",
+                                  buffer.name, weights.size(), buffer.entries.size()));
   }
-  check_buffer(buffer);
-  const int ranks = buffer.dp;
-
-  DpPartition plan;
-  plan.method = "alpha_greedy";
-  plan.owner.assign(buffer.entries.size(), -1);
-  plan.buckets.resize(buffer.buckets.size());
-
-  // "LPT over buckets": the biggest buckets are placed first, while every rank still has room.
-  std::vector<std::size_t> order(buffer.buckets.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return buffer.buckets[a].size() > buffer.buckets[b].size();
-  });
-
-  std::int64_t total = 0;
-  for (const auto& bucket : buffer.buckets) {
-    total += bucket.size();
+  for (double w : weights) {
+    if (!(w >= 0.0) || !std::isfinite(w)) {
+      throw ConfigError(
+          fmt::format("alpha greedy of buffer '{}': weight {} is not a finite "
+                      "value >= 0",
+                      buffer.name, w));
+    }
   }
-  const double target = static_cast<double>(total) / ranks;
-  std::vector<std::int64_t> load(ranks, 0);  // slice elements, padding included (as §3.3)
-  std::vector<double> want(ranks);
-  for (const std::size_t b : order) {
-    const auto& bucket = buffer.buckets[b];
-    const double size = static_cast<double>(bucket.size());
-    const double even = size / ranks;
-    double deficit_sum = 0;
-    for (int r = 0; r < ranks; ++r) {
-      deficit_sum += std::max(0.0, target - static_cast<double>(load[r]));
-    }
-    for (int r = 0; r < ranks; ++r) {
-      const double deficit = std::max(0.0, target - static_cast<double>(load[r]));
-      const double greedy = deficit_sum <= 1e-9 ? even : size * deficit / deficit_sum;
-      want[r] = (1.0 - alpha) * even + alpha * greedy;
-    }
-    const std::vector<std::int64_t> cands = candidate_boundaries(buffer, bucket);
-    std::vector<std::int64_t> rel(static_cast<std::size_t>(ranks) + 1);
-    rel[0] = 0;
-    rel[ranks] = bucket.size();
-    double cumulative = 0;
-    for (int r = 0; r + 1 < ranks; ++r) {
-      // The cumulative want, not re-based on where the previous cut landed: a cut that
-      // overshoots is compensated by the next one instead of accumulating drift.
-      cumulative += want[r];
-      rel[r + 1] = nearest_boundary(cands, cumulative, rel[r]);
-      load[r] += rel[r + 1] - rel[r];
-    }
-    load[ranks - 1] += rel[ranks] - rel[ranks - 1];
-
-    BucketCuts& cuts = plan.buckets[b];
-    cuts.bucket = bucket.index;
-    cuts.pos.resize(rel.size());
-    for (std::size_t r = 0; r < rel.size(); ++r) {
-      cuts.pos[r] = bucket.start + rel[r];
-    }
-    assign_owners(buffer, bucket, cuts.pos, plan.owner);
-  }
-  // Cuts are entry ends by construction; a violation here is a bug, never a fallback.
-  check_partition(buffer, plan);
-  return plan;
+  return greedy_partition(buffer, alpha, weights);
 }
 
 DpPartition alpha_balanced_partition(const layout::Buffer& buffer, double alpha,
-                                     std::span<const double> costs) {
+                                     std::span<const double> costs, BalanceUnit balance) {
   if (costs.size() != buffer.entries.size()) {
     throw ConfigError(
         fmt::format("alpha-balanced partition of buffer '{}': {} costs for {} entries", buffer.name,
                     costs.size(), buffer.entries.size()));
   }
   DpPartition plan = alpha_greedy_partition(buffer, alpha);
+  double imbalance = owner_imbalance(plan, costs, buffer.dp);
+  if (balance == BalanceUnit::kCost) {
+    // The same greedy measured in the cost itself; keep whichever balances the cost better.
+    DpPartition by_cost = alpha_greedy_partition(buffer, alpha, costs);
+    const double by_cost_imbalance = owner_imbalance(by_cost, costs, buffer.dp);
+    if (by_cost_imbalance < imbalance) {
+      plan = std::move(by_cost);
+      imbalance = by_cost_imbalance;
+    }
+  }
   DpPartition fallback = static_partition(buffer);
   // Strictly better or nothing: on a tie the simpler Eq.(1) plan wins, as in the reference.
-  if (owner_imbalance(plan, costs, buffer.dp) < owner_imbalance(fallback, costs, buffer.dp)) {
+  if (imbalance < owner_imbalance(fallback, costs, buffer.dp)) {
     plan.method = "alpha_balanced";
     return plan;
   }

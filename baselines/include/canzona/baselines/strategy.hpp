@@ -24,7 +24,9 @@ namespace canzona::baselines {
 ///   asc       = Canzona DP + ASC (async TP without balancing)
 std::vector<std::string_view> strategy_names();
 
-/// Sets options.dp and options.tp for a named strategy; ConfigError listing the names otherwise.
+/// Sets options.dp and options.tp for a named strategy or a "<dp>+<tp>" combination of the
+/// side names (plan::parse_dp_strategy / parse_tp_strategy, e.g. "static+asc"); ConfigError
+/// listing the names otherwise.
 void apply_strategy(std::string_view name, plan::StrategyOptions& options);
 
 /// The display name of a DP × TP combination: the registry name when one matches, else

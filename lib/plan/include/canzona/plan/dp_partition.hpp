@@ -53,6 +53,15 @@ DpPartition even_partition(const layout::Buffer& buffer);
 /// Deterministic; method = "static".
 DpPartition static_partition(const layout::Buffer& buffer);
 
+/// What the greedy of alpha_balanced_partition measures loads and targets in.
+enum class BalanceUnit {
+  kElements,  ///< slice elements, padding included: the paper's §3.3 greedy, exactly
+  /// Additionally run the greedy in cost units (cumulative entry cost at each boundary, padding
+  /// free) and keep whichever of the two balances the cost better. Needed when the cost is not
+  /// proportional to size (FLOPs of Newton–Schulz grow like rows·cols·min(rows, cols)).
+  kCost,
+};
+
 /// Canzona's alpha-balanced static partition (paper-spec §3.3), for buffer.dp ranks:
 ///  - buckets visited in DESCENDING size (ties: lower index first), loads counted in slice
 ///    elements (padding included), global target = Σ bucket sizes / R;
@@ -61,17 +70,23 @@ DpPartition static_partition(const layout::Buffer& buffer);
 ///  - cut r+1 = the candidate boundary (bucket start, entry ends, bucket end) nearest to the
 ///    cumulative want Σ_{q≤r} want[q] (measured from the bucket start, never re-based on the
 ///    previous cut) among those ≥ cut r; ties go to the smaller boundary.
-/// The greedy always balances element counts; `costs` (one per entry, e.g. from entry_costs)
-/// only decides acceptance: the result is used iff its max/mean rank cost (owner_imbalance) is
-/// STRICTLY below the static_partition's, otherwise static_partition is returned (method says
-/// which). ConfigError when alpha ∉ [0, 1] or costs.size() != buffer.entries.size().
+/// With BalanceUnit::kElements the greedy balances element counts and `costs` (one per entry,
+/// e.g. from entry_costs) only decides acceptance; with kCost the greedy also runs in cost units
+/// and the better of the two (by owner_imbalance) is the proposal. The proposal is used iff its
+/// max/mean rank cost is STRICTLY below the static_partition's, otherwise static_partition is
+/// returned (method says which). ConfigError when alpha ∉ [0, 1] or costs.size() !=
+/// buffer.entries.size().
 DpPartition alpha_balanced_partition(const layout::Buffer& buffer, double alpha,
-                                     std::span<const double> costs);
+                                     std::span<const double> costs,
+                                     BalanceUnit balance = BalanceUnit::kElements);
 
 /// The greedy of alpha_balanced_partition alone, without the acceptance test (method
-/// "alpha_greedy"): what the planner proposes before it compares with Eq.(1). For tests,
-/// diagnostics and tables. ConfigError when alpha ∉ [0, 1].
-DpPartition alpha_greedy_partition(const layout::Buffer& buffer, double alpha);
+/// "alpha_greedy"): what the planner proposes before it compares with Eq.(1). `weights` empty:
+/// loads in slice elements (§3.3); otherwise one weight >= 0 per entry and loads, targets and
+/// boundaries are measured in cumulative weight. For tests, diagnostics and tables.
+/// ConfigError when alpha ∉ [0, 1] or the weights are malformed.
+DpPartition alpha_greedy_partition(const layout::Buffer& buffer, double alpha,
+                                   std::span<const double> weights = {});
 
 /// Checks the atomicity invariant (DESIGN §3) of a whole-tensor partition and throws
 /// canzona::Error naming the bucket / entry when: the bucket count or a cut vector's size is
