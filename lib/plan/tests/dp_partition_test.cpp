@@ -193,6 +193,11 @@ void expect_partition_properties(const layout::Buffer& buffer, std::span<const d
     EXPECT_LE(owner_imbalance(chosen, cost, buffer.dp), owner_imbalance(fixed, cost, buffer.dp));
     EXPECT_EQ(chosen.method == "alpha_balanced",
               owner_imbalance(greedy, cost, buffer.dp) < owner_imbalance(fixed, cost, buffer.dp));
+    // Balancing in cost units as well: valid, and never worse on the cost than elements only.
+    const auto by_cost = alpha_balanced_partition(buffer, alpha, cost, BalanceUnit::kCost);
+    expect_valid(buffer, by_cost);
+    expect_valid(buffer, alpha_greedy_partition(buffer, alpha, cost));
+    EXPECT_LE(owner_imbalance(by_cost, cost, buffer.dp), owner_imbalance(chosen, cost, buffer.dp));
   }
 
   // alpha = 0: each cut is the boundary nearest to its even position, so within half the largest
@@ -207,6 +212,20 @@ void expect_partition_properties(const layout::Buffer& buffer, std::span<const d
       EXPECT_LE(2 * std::abs(comm.buckets[b].pos[r] - even), gap) << "bucket " << b << " cut " << r;
     }
   }
+}
+
+TEST(DpPartitionTest, CostUnitsBalanceWhatElementsCannot) {
+  // Four equal entries costing 3, 1, 1, 1 on two ranks: the element greedy cuts in the middle
+  // (costs 4 | 2), the cost greedy after the first entry (3 | 3).
+  const auto buffer = make_buffer(2, {{64, 64, 64, 64}}, layout::kParamAlignment,
+                                  layout::bucket_alignment(2, false));
+  const std::vector<double> costs = {3, 1, 1, 1};
+  const auto elements = alpha_balanced_partition(buffer, 1.0, costs, BalanceUnit::kElements);
+  const auto cost = alpha_balanced_partition(buffer, 1.0, costs, BalanceUnit::kCost);
+  EXPECT_DOUBLE_EQ(owner_imbalance(elements, costs, 2), 4.0 / 3.0);
+  EXPECT_DOUBLE_EQ(owner_imbalance(cost, costs, 2), 1.0);
+  EXPECT_EQ(cost.owner, (std::vector<int>{0, 1, 1, 1}));
+  EXPECT_EQ(cost.buckets[0].pos, (std::vector<std::int64_t>{0, 64, 256}));
 }
 
 TEST(DpPartitionTest, RandomTinyBuffersSatisfyEveryProperty) {
