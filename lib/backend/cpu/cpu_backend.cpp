@@ -67,6 +67,17 @@ void CpuBackend::copy(void* dst, const void* src, std::size_t bytes) {
   if (bytes != 0) std::memmove(dst, src, bytes);
 }
 
+void CpuBackend::copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                         std::size_t width, std::size_t rows) {
+  check_copy_2d(name(), dst_pitch, src_pitch, width);
+  if (width == 0 || rows == 0) return;
+  auto* out = static_cast<char*>(dst);
+  const auto* in = static_cast<const char*>(src);
+  for (std::size_t r = 0; r < rows; ++r) {
+    std::memcpy(out + r * dst_pitch, in + r * src_pitch, width);
+  }
+}
+
 void CpuBackend::convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
                          std::int64_t n) {
   check_count(n, "convert n");

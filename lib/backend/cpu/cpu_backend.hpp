@@ -48,6 +48,8 @@ class CpuBackend : public Backend {
 
   void fill_zero(void* dst, std::size_t bytes) override;
   void copy(void* dst, const void* src, std::size_t bytes) override;
+  void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+               std::size_t width, std::size_t rows) override;
   void convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
                std::int64_t n) override;
 

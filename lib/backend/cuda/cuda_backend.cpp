@@ -140,6 +140,17 @@ void CudaBackend::copy(void* dst, const void* src, std::size_t bytes) {
   CANZONA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, res_->stream));
 }
 
+void CudaBackend::copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                          std::size_t width, std::size_t rows) {
+  check_copy_2d(name(), dst_pitch, src_pitch, width);
+  if (width == 0 || rows == 0) {
+    return;
+  }
+  const cuda::DeviceGuard guard(device_);
+  CANZONA_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, rows,
+                                       cudaMemcpyDeviceToDevice, res_->stream));
+}
+
 void CudaBackend::convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
                           std::int64_t n) {
   if (n <= 0) {

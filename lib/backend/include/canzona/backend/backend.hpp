@@ -113,6 +113,14 @@ class Backend {
   // ---- data movement ------------------------------------------------------------------------
   virtual void fill_zero(void* dst, std::size_t bytes) = 0;
   virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
+  /// 2-D strided copy with cudaMemcpy2D semantics: `rows` rows of `width` bytes, row i read
+  /// from src + i·src_pitch and written to dst + i·dst_pitch (pitches in bytes, each ≥ width).
+  /// Moves a column block of a row-major matrix, e.g. a row-parallel TP shard into its place in
+  /// the gathered matrix. Enqueued on the stream like copy(); source and destination must not
+  /// overlap. canzona::Error when a pitch is smaller than `width`. The default runs one copy()
+  /// per row; backends override it with one call.
+  virtual void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                       std::size_t width, std::size_t rows);
   /// dst[i] = convert(src[i]); fp32 → bf16 rounds to nearest even.
   virtual void convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
                        std::int64_t n) = 0;
@@ -203,6 +211,11 @@ class Backend {
   /// Frees memory from allocate(); never throws.
   virtual void release(void* data) noexcept = 0;
 };
+
+/// canzona::Error naming `backend` unless both pitches are at least `width` (copy_2d's
+/// precondition; shared by the implementations).
+void check_copy_2d(std::string_view backend, std::size_t dst_pitch, std::size_t src_pitch,
+                   std::size_t width);
 
 /// The backend named `name` ("cpu", "cuda"); ConfigError when unknown or not built in, or when
 /// "cuda" is asked for on a machine without a GPU. `device` selects the GPU for "cuda".

@@ -159,7 +159,7 @@ struct StepPlan {
   std::vector<BufferPlan> buffers;   ///< one per layout buffer, same order
   std::vector<MatrixPlan> matrices;  ///< matrix-optimizer params, model order
   /// [dp rank][group]: the TP micro-groups of each DP rank's TP group, execution order. Empty
-  /// for TP-SC and for tp == 1.
+  /// (one empty list per DP rank) for TP-SC and for tp == 1.
   std::vector<std::vector<MicroGroupPlan>> micro_groups;
   /// Per DP rank: StepPlan::matrices indices it steps redundantly on every TP rank (TP-SC,
   /// tp == 1, unsharded matrices), model order.

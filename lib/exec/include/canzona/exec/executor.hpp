@@ -1,0 +1,130 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The executor: runs one optimizer step of a StepPlan on real ranks (MPI or NCCL communicators,
+// cpu or cuda backend): DP gradient sync, the element-wise AdamW update, the TP micro-group
+// pipeline (gather → compute → scatter, next gather in flight), TP-SC and local matrix steps,
+// and the DP parameter sync, with per-rank phase timers and an optimizer-usage record.
+#pragma once
+
+#include <canzona/backend/backend.hpp>
+#include <canzona/comm/communicator.hpp>
+#include <canzona/optim/matrix_optimizer.hpp>
+#include <canzona/plan/step_plan.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "canzona/exec/comm_ordering.hpp"
+#include "canzona/exec/step_timer.hpp"
+#include "canzona/exec/usage.hpp"
+
+namespace canzona::exec {
+
+namespace detail {
+struct StepContext;
+class UsageCounters;
+class DpSync;
+class AdamWUpdate;
+class TpPipeline;
+class ReplicatedMatrices;
+}  // namespace detail
+
+/// Optional collaborators of an Executor; null members get the host defaults.
+struct ExecutorOptions {
+  std::unique_ptr<StepTimer> timer;        ///< null: make_host_timer()
+  std::unique_ptr<CommOrdering> ordering;  ///< null: make_host_ordering(backend)
+};
+
+/// Runs a StepPlan on this rank, global rank = dp_rank · tp + tp_rank (Megatron order).
+///
+/// Buffers: for every layout buffer the executor owns a TP-local fp32 parameter buffer and
+/// gradient buffer of `buffer.total` elements in backend memory (zero-filled), each parameter at
+/// its entry's [start, end), flattened row-major in its TP-local shape: a column-parallel
+/// matrix holds row block tp_rank of the TP-gathered matrix, a row-parallel one column block
+/// tp_rank, a replicated one the whole tensor. The caller writes parameters once and gradients
+/// before every step() (e.g. backend.upload into params(b) / grads(b)); padding stays zero.
+///
+/// One step():
+///  1. grad sync over DP, buffer by buffer, bucket by bucket: reduce-scatter on the bucket's
+///     cuts or all-reduce of the bucket (sum), then × 1/dp on what this rank keeps;
+///  2. AdamW on this rank's slice of every bucket of the element-wise buffers (one flat state
+///     per slice);
+///  3. matrices of this DP rank (dp_owner == dp_rank, or -1 for DP-SC): the micro-group
+///     pipeline on the TP group (hosts gather [grad, param] shards, assemble each fragment from
+///     its row ranges of the gathered matrix, step_batch, scatter the updated param shards),
+///     TP-SC all-gathers with redundant steps, and local steps of unsharded matrices;
+///  4. param sync over DP: all-gather on the cuts, all-gather-v of owned entries, or nothing.
+/// A group of one rank issues no collective. The DP and TP traces of one step equal
+/// plan::rank_collectives(plan, dp_rank, tp_rank) (see trace_check.hpp).
+///
+/// Allocation happens in the constructor only; step() enqueues backend work and collectives
+/// and returns once the parameter sync has completed (with the host ordering: on the host).
+class Executor {
+ public:
+  /// Collective over `world` (all dp·tp ranks must construct together). Checks, in this order
+  /// and without any rank waiting forever: that every rank's plan_hash and optimizer
+  /// hyper-parameters agree (ConfigError naming both hashes otherwise), that world, dp and tp
+  /// match the plan's (dp, tp) and the Megatron rank order (ConfigError), that the plan holds
+  /// its invariants (plan::check_plan, plus the executor's own: canzona::Error), and that the
+  /// backend's memory is where the communicators want buffers (ConfigError). A rank whose own
+  /// check failed rethrows its error; every other rank throws ConfigError naming that rank.
+  /// Then allocates buffers, optimizer states and workspaces. `world`, `dp`, `tp` and
+  /// `backend` must outlive the executor; `dp` and `tp` are the groups of
+  /// comm::split_dp_tp(world, plan.tp()).
+  Executor(plan::StepPlan plan, comm::Communicator& world, comm::Communicator& dp,
+           comm::Communicator& tp, backend::Backend& backend, ExecutorOptions options = {});
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+  Executor(Executor&&) = delete;
+  Executor& operator=(Executor&&) = delete;
+
+  /// One optimizer step (see the class comment). Collective over world.
+  void step();
+
+  const plan::StepPlan& plan() const noexcept { return plan_; }
+  int dp_rank() const noexcept { return dp_rank_; }
+  int tp_rank() const noexcept { return tp_rank_; }
+  /// Steps taken so far.
+  int steps() const noexcept { return steps_; }
+
+  /// Elements of layout buffer `buffer` (its `total`).
+  std::int64_t buffer_elements(std::size_t buffer) const;
+  /// The TP-local parameter / gradient buffer `buffer` in backend memory, owned by the executor.
+  float* params(std::size_t buffer) const;
+  float* grads(std::size_t buffer) const;
+
+  /// Phase times of the last step (StepTimer::last_step; may synchronise a device timer).
+  StepTimes last_step_times();
+  /// Which optimizer ran on what on this rank: one entry per matrix fragment of every matrix
+  /// in the plan (model order), then one per AdamW parameter (layout param order).
+  const std::vector<OptimizerUsage>& usage() const;
+
+  /// Backend bytes the executor allocated (buffers, staging, optimizer states, workspaces).
+  std::size_t allocated_bytes() const noexcept { return allocated_bytes_; }
+
+ private:
+  plan::StepPlan plan_;
+  backend::Backend& backend_;
+  int dp_rank_ = 0;
+  int tp_rank_ = 0;
+  int steps_ = 0;
+  std::size_t allocated_bytes_ = 0;
+  std::unique_ptr<StepTimer> timer_;
+  std::unique_ptr<CommOrdering> ordering_;
+  std::vector<backend::Buffer> params_;
+  std::vector<backend::Buffer> grads_;
+  std::unique_ptr<detail::UsageCounters> usage_;
+  std::unique_ptr<detail::StepContext> context_;
+  std::unique_ptr<optim::MatrixOptimizer> matrix_optimizer_;
+  std::unique_ptr<optim::MatrixOptimizer> adamw_optimizer_;
+  std::unique_ptr<detail::DpSync> dp_sync_;
+  std::unique_ptr<detail::AdamWUpdate> adamw_;
+  std::unique_ptr<detail::TpPipeline> pipeline_;
+  std::unique_ptr<detail::ReplicatedMatrices> replicated_;
+};
+
+}  // namespace canzona::exec

@@ -1,0 +1,115 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Executor: start-up agreement, allocation of everything a step needs, and the step itself as
+// a sequence of the parts in this folder.
+#include "canzona/exec/executor.hpp"
+
+#include <canzona/core/error.hpp>
+#include <canzona/optim/matrix_optimizer.hpp>
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "adamw_update.hpp"
+#include "dp_sync.hpp"
+#include "replicated_matrices.hpp"
+#include "startup.hpp"
+#include "step_context.hpp"
+#include "tp_pipeline.hpp"
+#include "usage_counters.hpp"
+
+namespace canzona::exec {
+
+Executor::Executor(plan::StepPlan plan, comm::Communicator& world, comm::Communicator& dp,
+                   comm::Communicator& tp, backend::Backend& backend, ExecutorOptions options)
+    : plan_(std::move(plan)),
+      backend_(backend),
+      dp_rank_(dp.rank()),
+      tp_rank_(tp.rank()),
+      timer_(options.timer ? std::move(options.timer) : make_host_timer()),
+      ordering_(options.ordering ? std::move(options.ordering) : make_host_ordering(backend)) {
+  detail::agree_on_start(plan_, world, dp, tp, backend);
+
+  usage_ = std::make_unique<detail::UsageCounters>(plan_);
+  std::vector<float*> param_ptrs;
+  std::vector<float*> grad_ptrs;
+  for (const layout::Buffer& buffer : plan_.layout.buffers) {
+    const auto bytes = static_cast<std::size_t>(buffer.total) * sizeof(float);
+    params_.push_back(backend.allocate(bytes));
+    grads_.push_back(backend.allocate(bytes));
+    param_ptrs.push_back(params_.back().as<float>());
+    grad_ptrs.push_back(grads_.back().as<float>());
+  }
+  context_ = std::make_unique<detail::StepContext>(detail::StepContext{
+      .plan = plan_,
+      .dp_rank = dp_rank_,
+      .tp_rank = tp_rank_,
+      .backend = backend,
+      .dp = dp,
+      .tp = tp,
+      .ordering = *ordering_,
+      .timer = *timer_,
+      .usage = *usage_,
+      .params = std::move(param_ptrs),
+      .grads = std::move(grad_ptrs),
+      .allocated_bytes = 0,
+  });
+
+  matrix_optimizer_ = optim::make_matrix_optimizer(plan_.options.optimizer, backend);
+  optim::OptimizerSpec adamw_spec;
+  adamw_spec.kind = optim::OptimizerKind::kAdamW;
+  adamw_spec.adamw = plan_.options.optimizer.adamw;
+  adamw_optimizer_ = optim::make_matrix_optimizer(adamw_spec, backend);
+
+  dp_sync_ = std::make_unique<detail::DpSync>(*context_);
+  adamw_ = std::make_unique<detail::AdamWUpdate>(*context_, *adamw_optimizer_);
+  pipeline_ = std::make_unique<detail::TpPipeline>(*context_, *matrix_optimizer_);
+  replicated_ = std::make_unique<detail::ReplicatedMatrices>(*context_, *matrix_optimizer_);
+
+  // Workspaces sized for the largest batch of each shape, so no step ever grows them.
+  std::vector<const detail::TrackedBatch*> batches = pipeline_->batches();
+  for (const detail::TrackedBatch* batch : replicated_->batches()) batches.push_back(batch);
+  detail::reserve_for(*matrix_optimizer_, batches);
+  const detail::TrackedBatch* adamw_batch = &adamw_->batch();
+  detail::reserve_for(*adamw_optimizer_, std::span(&adamw_batch, 1));
+
+  for (const backend::Buffer& b : params_) allocated_bytes_ += 2 * b.bytes();
+  allocated_bytes_ += context_->allocated_bytes + matrix_optimizer_->reserved_workspace_bytes() +
+                      adamw_optimizer_->reserved_workspace_bytes();
+  backend.synchronize();
+}
+
+Executor::~Executor() = default;
+
+void Executor::step() {
+  timer_->begin_step();
+  usage_->begin_step();
+  dp_sync_->grad_sync();
+  // G0 travels while the element-wise update and the local matrices compute.
+  pipeline_->start();
+  adamw_->step();
+  replicated_->step_local();
+  pipeline_->run();
+  // TP-SC after the micro-groups: the TP communicator sees the plan's order.
+  replicated_->step_gathered();
+  pipeline_->finish();
+  dp_sync_->param_sync();
+  timer_->end_step();
+  ++steps_;
+}
+
+std::int64_t Executor::buffer_elements(std::size_t buffer) const {
+  return plan_.layout.buffers.at(buffer).total;
+}
+
+float* Executor::params(std::size_t buffer) const { return params_.at(buffer).as<float>(); }
+
+float* Executor::grads(std::size_t buffer) const { return grads_.at(buffer).as<float>(); }
+
+StepTimes Executor::last_step_times() { return timer_->last_step(); }
+
+const std::vector<OptimizerUsage>& Executor::usage() const { return usage_->entries(); }
+
+}  // namespace canzona::exec

@@ -1,0 +1,228 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+#include "exec_test_support.hpp"
+
+#include <canzona/backend/cpu_backend.hpp>
+#include <canzona/baselines/strategy.hpp>
+#include <canzona/core/error.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <utility>
+
+namespace canzona::exec::testing {
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {
+  // splitmix64 finaliser: any rank can compute any element without communication.
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t hash(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c,
+                   std::uint64_t d) {
+  return mix(seed ^ mix(a + 1) ^ mix((b + 7) * 0x100000001B3ULL) ^ mix(c * 31 + 3) ^
+             mix(static_cast<std::uint64_t>(d) * 0x9E3779B1ULL));
+}
+
+constexpr std::int64_t kBucketElements = 20'000;  // several buckets per buffer
+
+plan::StrategyOptions base_options() {
+  plan::StrategyOptions o;
+  o.zero1.bucket_size = kBucketElements;
+  return o;
+}
+
+}  // namespace
+
+model::ModelSpec tiny_qwen3() {
+  model::ModelSpec m;
+  m.name = "tiny-qwen3";
+  m.display_name = "Tiny-Qwen3";
+  m.hidden_size = 64;
+  m.intermediate_size = 96;
+  m.num_layers = 2;
+  m.num_heads = 8;
+  m.num_kv_heads = 4;
+  m.head_dim = 8;
+  m.vocab_size = 512;
+  m.tie_word_embeddings = false;
+  return m;
+}
+
+std::vector<Scenario> scenarios() {
+  std::vector<Scenario> out;
+  for (std::string_view name : baselines::strategy_names()) {
+    plan::StrategyOptions o = base_options();
+    baselines::apply_strategy(name, o);
+    out.push_back(Scenario{std::string(name), o});
+  }
+  auto add = [&](std::string label, plan::DpStrategy dp, plan::TpStrategy tp) -> Scenario& {
+    plan::StrategyOptions o = base_options();
+    o.dp = dp;
+    o.tp = tp;
+    out.push_back(Scenario{std::move(label), o});
+    return out.back();
+  };
+  add("static+asc", plan::DpStrategy::kStatic, plan::TpStrategy::kAsync);
+  add("layerwise-lpt+canzona", plan::DpStrategy::kLayerwiseLpt, plan::TpStrategy::kCanzona);
+  add("canzona/gather-scatter", plan::DpStrategy::kCanzona, plan::TpStrategy::kCanzona)
+      .options.transport = plan::TpTransport::kGatherScatter;
+  Scenario& split =
+      add("canzona/split-qkv-heads-fc1", plan::DpStrategy::kCanzona, plan::TpStrategy::kCanzona);
+  split.options.split.qkv = true;
+  split.options.split.qkv_per_head = true;
+  split.options.split.fc1 = true;
+  // 0.05 MiB = 13107 fp32 elements per slot: several micro-groups (the staging ring turns over).
+  add("canzona/slot-capacity", plan::DpStrategy::kCanzona, plan::TpStrategy::kCanzona)
+      .options.slot_mib = 0.05;
+  return out;
+}
+
+optim::OptimizerSpec optimizer_spec(optim::OptimizerKind kind) {
+  optim::OptimizerSpec spec;
+  spec.kind = kind;
+  spec.muon.lr = 0.02;
+  spec.shampoo.lr = 0.01;
+  spec.shampoo.refresh_interval = 2;
+  spec.soap.lr = 0.01;
+  spec.soap.precondition_frequency = 2;
+  spec.adamw.lr = 0.01;
+  return spec;
+}
+
+plan::StrategyOptions options_for(const Scenario& scenario, optim::OptimizerKind kind) {
+  plan::StrategyOptions o = scenario.options;
+  o.optimizer = optimizer_spec(kind);
+  return o;
+}
+
+float grad_value(std::uint64_t seed, int step, int dp_rank, std::size_t param, std::int64_t index) {
+  const std::uint64_t h =
+      hash(seed, static_cast<std::uint64_t>(step), static_cast<std::uint64_t>(dp_rank), param,
+           static_cast<std::uint64_t>(index));
+  return static_cast<float>(static_cast<int>(h % 33) - 16) * 0x1p-8f;
+}
+
+float init_value(std::uint64_t seed, std::size_t param, std::int64_t index) {
+  const std::uint64_t h = hash(~seed, 0xFFFF, 0xFFFF, param, static_cast<std::uint64_t>(index));
+  return static_cast<float>(static_cast<int>(h % 129) - 64) * 0x1p-7f;
+}
+
+std::int64_t reference_numel(const model::ParamSpec& param, const std::vector<std::int64_t>& local,
+                             int tp) {
+  if (param.uses_matrix_optimizer()) return param.numel();
+  std::int64_t n = 1;
+  for (std::int64_t d : local) n *= d;
+  return param.tp_dim == model::kReplicated ? n : n * tp;
+}
+
+std::vector<std::int64_t> reference_index(const model::ParamSpec& param,
+                                          const std::vector<std::int64_t>& local, int tp, int t) {
+  const std::int64_t rows = local.at(0);
+  const std::int64_t cols = local.size() > 1 ? local[1] : 1;
+  std::vector<std::int64_t> index(static_cast<std::size_t>(rows * cols));
+  // Full (reference) columns: the row-parallel dim is gathered, everything else is as local.
+  const bool row_parallel = tp > 1 && param.tp_dim == model::kRowParallel;
+  const bool column_parallel = tp > 1 && param.tp_dim == model::kColumnParallel;
+  const std::int64_t full_cols = row_parallel ? cols * tp : cols;
+  const bool gated = param.fused == model::FusedKind::kGatedFc1 && param.uses_matrix_optimizer();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    std::int64_t full_row = r;
+    if (column_parallel && gated) {
+      // Megatron shards gate and up separately: shard t = [gate_t; up_t].
+      const std::int64_t half = rows / 2;
+      const std::int64_t ffn = half * tp;
+      full_row = r < half ? t * half + r : ffn + t * half + (r - half);
+    } else if (column_parallel) {
+      full_row = t * rows + r;
+    }
+    for (std::int64_t c = 0; c < cols; ++c) {
+      const std::int64_t full_col = row_parallel ? t * cols + c : c;
+      index[static_cast<std::size_t>(r * cols + c)] = full_row * full_cols + full_col;
+    }
+  }
+  return index;
+}
+
+Reference::Reference(const model::ModelSpec& model, const plan::StepPlan& plan, std::uint64_t seed)
+    : plan_(plan), seed_(seed), backend_(backend::make_cpu_backend()) {
+  matrix_ = optim::make_matrix_optimizer(plan.options.optimizer, *backend_);
+  optim::OptimizerSpec adamw = plan.options.optimizer;
+  adamw.kind = optim::OptimizerKind::kAdamW;
+  adamw_ = optim::make_matrix_optimizer(adamw, *backend_);
+  const std::size_t n = plan.layout.params.size();
+  values_.resize(n);
+  fragments_.resize(n);
+  adamw_states_.resize(n);
+  // The local shape of every parameter, from its buffer entry.
+  std::vector<std::vector<std::int64_t>> local(n);
+  for (const layout::Buffer& buffer : plan.layout.buffers) {
+    for (const layout::BufferEntry& e : buffer.entries) local.at(e.param_index) = e.shape;
+  }
+  for (std::size_t p = 0; p < n; ++p) {
+    const model::ParamSpec& param = plan.layout.params[p];
+    std::vector<float>& v = values_[p];
+    v.resize(static_cast<std::size_t>(reference_numel(param, local[p], plan.tp())));
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      v[i] = init_value(seed, p, static_cast<std::int64_t>(i));
+    }
+    if (!param.uses_matrix_optimizer()) {
+      adamw_states_[p] = adamw_->make_state(1, static_cast<std::int64_t>(v.size()));
+      continue;
+    }
+    // Fragments of the full matrix: tp = 1, whatever the job's tp.
+    for (const model::Fragment& f :
+         plan::plan_fragments(param, model, plan.options.split, /*tp=*/1)) {
+      Fragment frag;
+      frag.state = matrix_->make_state(f.shape.at(0), f.shape.at(1));
+      for (const model::RowRange& r : f.rows) {
+        for (std::int64_t row = r.begin; row < r.end; ++row) frag.rows.push_back(row);
+      }
+      frag.param.resize(static_cast<std::size_t>(f.numel()));
+      frag.grad.resize(frag.param.size());
+      fragments_[p].push_back(std::move(frag));
+    }
+  }
+}
+
+void Reference::step(int step_index) {
+  const int dp = plan_.dp();
+  const float inverse_dp = 1.0f / static_cast<float>(dp);
+  for (std::size_t p = 0; p < values_.size(); ++p) {
+    std::vector<float>& v = values_[p];
+    average_.assign(v.size(), 0.0f);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      float sum = 0.0f;
+      for (int d = 0; d < dp; ++d) {
+        sum += grad_value(seed_, step_index, d, p, static_cast<std::int64_t>(i));
+      }
+      average_[i] = dp == 1 ? sum : sum * inverse_dp;
+    }
+    if (adamw_states_[p]) {
+      // The cpu backend's memory is host memory, so plain vectors serve as backend arrays.
+      adamw_->step(*adamw_states_[p], v.data(), average_.data());
+      continue;
+    }
+    const auto cols = static_cast<std::size_t>(plan_.layout.params[p].shape.at(1));
+    for (Fragment& f : fragments_[p]) {
+      for (std::size_t r = 0; r < f.rows.size(); ++r) {
+        const std::size_t src = static_cast<std::size_t>(f.rows[r]) * cols;
+        for (std::size_t c = 0; c < cols; ++c) {
+          f.param[r * cols + c] = v[src + c];
+          f.grad[r * cols + c] = average_[src + c];
+        }
+      }
+      matrix_->step(*f.state, f.param.data(), f.grad.data());
+      for (std::size_t r = 0; r < f.rows.size(); ++r) {
+        const std::size_t dst = static_cast<std::size_t>(f.rows[r]) * cols;
+        for (std::size_t c = 0; c < cols; ++c) v[dst + c] = f.param[r * cols + c];
+      }
+    }
+  }
+}
+
+}  // namespace canzona::exec::testing
