@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <exception>
 #include <utility>
 
 #include "adamw_update.hpp"
@@ -28,8 +30,9 @@ Executor::Executor(plan::StepPlan plan, comm::Communicator& world, comm::Communi
       backend_(backend),
       dp_rank_(dp.rank()),
       tp_rank_(tp.rank()),
-      timer_(options.timer ? std::move(options.timer) : make_host_timer()),
-      ordering_(options.ordering ? std::move(options.ordering) : make_host_ordering(backend)) {
+      timer_(options.timer ? std::move(options.timer) : make_default_timer(backend, dp, tp)),
+      ordering_(options.ordering ? std::move(options.ordering)
+                                 : make_default_ordering(backend, dp, tp)) {
   detail::agree_on_start(plan_, world, dp, tp, backend);
 
   usage_ = std::make_unique<detail::UsageCounters>(plan_);
@@ -81,7 +84,17 @@ Executor::Executor(plan::StepPlan plan, comm::Communicator& world, comm::Communi
   backend.synchronize();
 }
 
-Executor::~Executor() = default;
+Executor::~Executor() {
+  // With the stream ordering, collectives may still be reading or writing our buffers and
+  // staging; the backend stream waited for every one of them, so draining it makes freeing
+  // safe (and the retired requests complete, so dropping them does not block).
+  try {
+    backend_.synchronize();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "canzona: warning: executor teardown: backend synchronize failed: %s\n",
+                 e.what());
+  }
+}
 
 void Executor::step() {
   timer_->begin_step();

@@ -81,19 +81,28 @@ std::vector<std::size_t> matrices_of_dp_rank(const std::vector<MatrixPlan>& matr
   return out;
 }
 
+// The global schedule never splits a matrix: the capacity must hold the largest sharded one.
+// Names that matrix, so the suggested capacity is enough for every matrix.
 void check_capacity_fits(const StepPlan& plan, std::int64_t capacity) {
+  const MatrixPlan* largest = nullptr;
   for (const MatrixPlan& m : plan.matrices) {
-    const std::int64_t numel = m.full.rows * m.full.cols;
-    if (m.sharded() && numel > capacity) {
-      const double needed_mib = static_cast<double>(numel) * kFp32Bytes / kBytesPerMiB;
-      throw ConfigError(fmt::format(
-          "TP slot capacity {} MiB ({} fp32 elements) is below matrix '{}' ({}x{}, {:.2f} MiB); "
-          "the global schedule never splits a matrix: use --slot-mib >= {:.2f}, --slot-mib 0 "
-          "(unbounded), or --tp-schedule slot (which promotes the capacity)",
-          plan.options.slot_mib, capacity, m.name, m.full.rows, m.full.cols, needed_mib,
-          needed_mib));
+    if (m.sharded() && (largest == nullptr ||
+                        m.full.rows * m.full.cols > largest->full.rows * largest->full.cols)) {
+      largest = &m;
     }
   }
+  if (largest == nullptr) return;
+  const std::int64_t numel = largest->full.rows * largest->full.cols;
+  if (numel <= capacity) return;
+  // Rounded up to 1/100 MiB, so the suggestion itself always fits.
+  const double needed_mib =
+      std::ceil(static_cast<double>(numel) * kFp32Bytes / kBytesPerMiB * 100.0) / 100.0;
+  throw ConfigError(fmt::format(
+      "TP slot capacity {} MiB ({} fp32 elements) is below the largest matrix '{}' ({}x{}, "
+      "{:.2f} MiB); the global schedule never splits a matrix: use --slot-mib >= {:.2f}, "
+      "--slot-mib 0 (unbounded), or --tp-schedule slot (which promotes the capacity)",
+      plan.options.slot_mib, capacity, largest->name, largest->full.rows, largest->full.cols,
+      needed_mib, needed_mib));
 }
 
 // Forms the micro-groups of every DP rank and records each matrix's host and group.

@@ -32,10 +32,12 @@ class TpPipeline;
 class ReplicatedMatrices;
 }  // namespace detail
 
-/// Optional collaborators of an Executor; null members get the host defaults.
+/// Optional collaborators of an Executor; null members get the defaults for the backend and
+/// communicators: cuda + NCCL the stream ordering and the CUDA-event timer, anything else
+/// (cpu + MPI) the host ordering and the steady-clock timer (see uses_device_streams).
 struct ExecutorOptions {
-  std::unique_ptr<StepTimer> timer;        ///< null: make_host_timer()
-  std::unique_ptr<CommOrdering> ordering;  ///< null: make_host_ordering(backend)
+  std::unique_ptr<StepTimer> timer;        ///< null: make_default_timer(backend, dp, tp)
+  std::unique_ptr<CommOrdering> ordering;  ///< null: make_default_ordering(backend, dp, tp)
 };
 
 /// Runs a StepPlan on this rank, global rank = dp_rank · tp + tp_rank (Megatron order).
@@ -60,8 +62,12 @@ struct ExecutorOptions {
 /// A group of one rank issues no collective. The DP and TP traces of one step equal
 /// plan::rank_collectives(plan, dp_rank, tp_rank) (see trace_check.hpp).
 ///
-/// Allocation happens in the constructor only; step() enqueues backend work and collectives
-/// and returns once the parameter sync has completed (with the host ordering: on the host).
+/// Allocation happens in the constructor only; step() enqueues backend work and collectives.
+/// With the host ordering it returns once the parameter sync has completed on the host; with
+/// the stream ordering (cuda + NCCL) it returns once everything is enqueued, with the backend's
+/// stream ordered after the parameter sync, so backend.download() / synchronize() see the
+/// step's result and the next step's uploads are ordered after it. The destructor synchronises
+/// the backend.
 class Executor {
  public:
   /// Collective over `world` (all dp·tp ranks must construct together). Checks, in this order

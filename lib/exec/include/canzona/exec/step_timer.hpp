@@ -6,6 +6,8 @@
 // touching the step logic.
 #pragma once
 
+#include <canzona/backend/backend.hpp>
+#include <canzona/comm/communicator.hpp>
 #include <canzona/plan/step_plan.hpp>
 
 #include <array>
@@ -58,6 +60,23 @@ class StepTimer {
 /// asynchronous backend it measures host time, i.e. enqueue time plus the host waits the
 /// executor's CommOrdering makes.
 std::unique_ptr<StepTimer> make_host_timer();
+
+/// CUDA timing events on the cuda backend's stream (the step's critical path): a slot is the
+/// device time from its start() to its stop() on that stream (copies, kernels and stalls on
+/// collectives), kIdle the stream's stalls on collective completion events (the exposed
+/// communication), total begin_step to end_step. Collectives run on the NCCL streams and are
+/// seen only through those stalls, so, as with the host timer, the phase slots do not overlap.
+/// Nothing blocks inside a step except begin_step, which waits for the end of the step two
+/// back (two event sets alternate), bounding how far the host runs ahead; last_step()
+/// synchronises on the last step's end event. The event pool grows during the first step only.
+/// ConfigError for a backend other than cuda, or in a build without CUDA.
+std::unique_ptr<StepTimer> make_event_timer(backend::Backend& backend);
+
+/// make_event_timer when uses_device_streams(backend, dp, tp) (comm_ordering.hpp),
+/// make_host_timer otherwise.
+std::unique_ptr<StepTimer> make_default_timer(backend::Backend& backend,
+                                              const comm::Communicator& dp,
+                                              const comm::Communicator& tp);
 
 /// Starts `slot` on construction and stops it on destruction.
 class ScopedSlot {

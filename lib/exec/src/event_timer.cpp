@@ -1,0 +1,143 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The CUDA-event StepTimer: timing events on the cuda backend's stream, read after the step.
+#include "canzona/exec/step_timer.hpp"
+
+#include <canzona/backend/cuda_backend.hpp>
+#include <canzona/core/error.hpp>
+#include <canzona/cuda/check.hpp>
+#include <canzona/cuda/device_guard.hpp>
+#include <canzona/cuda/event.hpp>
+#include <canzona/cuda/stream.hpp>
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+namespace canzona::exec {
+namespace {
+
+// start/stop pairs one step of a large plan records; the pools grow past it only in warm-up.
+constexpr std::size_t kMarksCapacity = 1024;
+
+// Every event goes on the backend stream, the stream the step's critical path runs on: a slot
+// measures the device time the backend spent from its start() to its stop() (copies, optimizer
+// kernels, and stalls on collectives), kIdle the stalls alone (the stream waiting for a
+// collective's completion event), i.e. the exposed communication. Collectives themselves run on
+// the NCCL streams and show up only through those stalls. Like the host timer, the phase slots
+// then do not overlap and sum to about the step's total.
+class EventTimer final : public StepTimer {
+ public:
+  explicit EventTimer(backend::Backend& backend) : stream_(backend::cuda_stream(backend)) {
+    CANZONA_CUDA_CHECK(cudaStreamGetDevice(stream_.get(), &device_));
+    for (Record& r : records_) r.marks.reserve(kMarksCapacity);
+  }
+
+  // Two records alternate, so step n records while step n − 1 may still run on the device.
+  // Reusing step n − 2's record needs its events complete: this is the timer's only host wait
+  // inside step(), and it bounds how far the host runs ahead of the device to two steps.
+  void begin_step() override {
+    current_ = 1 - current_;
+    Record& r = records_[current_];
+    if (r.pending) resolve(r);
+    r.used = 0;
+    r.marks.clear();
+    r.open.fill(kNone);
+    r.begin = record(r);
+  }
+
+  void start(TimerSlot slot) override {
+    Record& r = records_[current_];
+    r.open[index(slot)] = record(r);
+  }
+
+  void stop(TimerSlot slot) override {
+    Record& r = records_[current_];
+    const std::size_t i = index(slot);
+    if (r.open[i] == kNone)
+      throw Error(fmt::format("StepTimer: stop({}) without start", to_string(slot)));
+    r.marks.push_back(Mark{slot, r.open[i], record(r)});
+    r.open[i] = kNone;
+  }
+
+  void end_step() override {
+    Record& r = records_[current_];
+    r.end = record(r);
+    r.pending = true;
+    latest_ = current_;
+  }
+
+  StepTimes last_step() override {
+    Record& r = records_[latest_];
+    if (r.pending) resolve(r);
+    return last_;
+  }
+
+ private:
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  static std::size_t index(TimerSlot slot) { return static_cast<std::size_t>(slot); }
+
+  struct Mark {
+    TimerSlot slot;
+    std::size_t start = 0;
+    std::size_t stop = 0;
+  };
+  struct Record {
+    std::vector<cuda::Event> events;  // pool; the first `used` are recorded this step
+    std::size_t used = 0;
+    std::vector<Mark> marks;
+    std::array<std::size_t, kTimerSlots> open{};
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    bool pending = false;
+  };
+
+  // Records the next pooled event on the backend stream (creating it during warm-up only).
+  std::size_t record(Record& r) {
+    if (r.used == r.events.size()) {
+      const cuda::DeviceGuard guard(device_);
+      r.events.push_back(cuda::Event::timing());
+    }
+    r.events[r.used].record(stream_);
+    return r.used++;
+  }
+
+  // Blocks on the record's end event, then reads every elapsed time of it.
+  void resolve(Record& r) {
+    r.events[r.end].synchronize();
+    StepTimes t;
+    t.total = seconds(r, r.begin, r.end);
+    for (const Mark& m : r.marks) t.seconds[index(m.slot)] += seconds(r, m.start, m.stop);
+    r.pending = false;
+    // Only the newest resolved step is reported; an older one resolved late does not win.
+    if (&r == &records_[latest_]) last_ = t;
+  }
+
+  static double seconds(const Record& r, std::size_t start, std::size_t stop) {
+    return 1e-3 * static_cast<double>(cuda::elapsed_ms(r.events[start], r.events[stop]));
+  }
+
+  cuda::StreamView stream_;
+  int device_ = 0;
+  std::array<Record, 2> records_;
+  std::size_t current_ = 1;  // begin_step flips to 0 first
+  std::size_t latest_ = 0;
+  StepTimes last_;
+};
+
+}  // namespace
+
+std::unique_ptr<StepTimer> make_event_timer(backend::Backend& backend) {
+  if (backend.name() != "cuda") {
+    throw ConfigError(fmt::format(
+        "executor: the CUDA-event timer needs the cuda backend, not '{}'; use make_host_timer",
+        backend.name()));
+  }
+  return std::make_unique<EventTimer>(backend);
+}
+
+}  // namespace canzona::exec
