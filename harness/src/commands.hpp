@@ -14,8 +14,10 @@ namespace canzona::harness {
 
 using CommandAction = std::function<int(std::ostream& out)>;
 
+CommandAction add_calibrate_command(CLI::App& app);
 CommandAction add_models_command(CLI::App& app);
 CommandAction add_plan_command(CLI::App& app);
+CommandAction add_project_command(CLI::App& app);
 CommandAction add_step_command(CLI::App& app);
 CommandAction add_validate_command(CLI::App& app);
 

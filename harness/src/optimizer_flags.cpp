@@ -22,9 +22,17 @@ struct OptimizerFlags::Values {
   bool normalize_grads = false;
 };
 
-OptimizerFlags::OptimizerFlags(CLI::App& cmd) : values_(std::make_shared<Values>()) {
+OptimizerFlags::OptimizerFlags(CLI::App& cmd, std::optional<std::string> default_optimizer)
+    : values_(std::make_shared<Values>()) {
   Values& v = *values_;
-  cmd.add_option("--optimizer", v.optimizer, "muon, shampoo, soap or adamw")->required();
+  CLI::Option* optimizer =
+      cmd.add_option("--optimizer", v.optimizer, "muon, shampoo, soap or adamw");
+  if (default_optimizer) {
+    v.optimizer = *default_optimizer;
+    optimizer->capture_default_str();
+  } else {
+    optimizer->required();
+  }
   cmd.add_option("--lr", v.lr, "Learning rate");
   cmd.add_option("--weight-decay", v.weight_decay, "Decoupled weight decay");
   cmd.add_option("--momentum", v.momentum, "Muon momentum");

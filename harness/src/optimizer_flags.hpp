@@ -18,8 +18,10 @@ namespace canzona::harness {
 
 class OptimizerFlags {
  public:
-  /// Declares --optimizer and every hyper-parameter flag on `command`.
-  explicit OptimizerFlags(CLI::App& command);
+  /// Declares --optimizer and every hyper-parameter flag on `command`. --optimizer is required
+  /// unless a `default_optimizer` is given (commands that only plan default to Muon).
+  explicit OptimizerFlags(CLI::App& command,
+                          std::optional<std::string> default_optimizer = std::nullopt);
 
   /// The spec the parsed flags describe (defaults from options.hpp for flags not given),
   /// validated. ConfigError for a flag that does not apply to the optimizer or a bad value.

@@ -5,6 +5,7 @@
 #include <canzona/backend/cpu_backend.hpp>
 #include <canzona/baselines/strategy.hpp>
 #include <canzona/core/error.hpp>
+#include <canzona/testing/tiny_model.hpp>
 
 #include <fmt/format.h>
 
@@ -38,20 +39,7 @@ plan::StrategyOptions base_options() {
 
 }  // namespace
 
-model::ModelSpec tiny_qwen3() {
-  model::ModelSpec m;
-  m.name = "tiny-qwen3";
-  m.display_name = "Tiny-Qwen3";
-  m.hidden_size = 64;
-  m.intermediate_size = 96;
-  m.num_layers = 2;
-  m.num_heads = 8;
-  m.num_kv_heads = 4;
-  m.head_dim = 8;
-  m.vocab_size = 512;
-  m.tie_word_embeddings = false;
-  return m;
-}
+model::ModelSpec tiny_qwen3() { return canzona::testing::tiny_dense_model(); }
 
 std::vector<Scenario> scenarios() {
   std::vector<Scenario> out;

@@ -1,0 +1,125 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// How long one optimizer step of one matrix takes on a projected rank. Two sources, always named
+// in outputs: MEASURED on a local backend (cpu or cuda; what a projection onto this machine
+// uses) and COST MODEL (optim::step_cost FLOPs divided by a device profile's assumed rates; what a
+// projection onto a GPU cluster we do not have uses). Measurements are cached by (optimizer and
+// its cost-relevant settings, shape, dtype) in memory and optionally in a JSON file.
+#pragma once
+
+#include "canzona/sim/topology.hpp"
+
+#include <canzona/backend/backend.hpp>
+#include <canzona/optim/matrix_optimizer.hpp>
+#include <canzona/optim/options.hpp>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace canzona::sim {
+
+/// Steady-state seconds per optimizer step of a rows×cols matrix.
+class ComputeModel {
+ public:
+  virtual ~ComputeModel() = default;
+  ComputeModel() = default;
+  ComputeModel(const ComputeModel&) = delete;
+  ComputeModel& operator=(const ComputeModel&) = delete;
+
+  /// Mean seconds of one step of `spec` on a `shape` matrix, refreshes (Shampoo roots, SOAP
+  /// eigenbases) amortised over their interval. AdamW slices are passed as [1, n].
+  virtual double step_seconds(const optim::OptimizerSpec& spec, optim::Shape shape) = 0;
+  /// "measured" or "cost_model".
+  virtual std::string kind() const = 0;
+  /// One line for outputs: "measured on the cpu backend (...)", or
+  /// "cost-model FLOPs / assumed rate (H100 SXM5 80GB: ...)".
+  virtual std::string description() const = 0;
+};
+
+/// The cache key: optimizer, the settings its cost depends on, shape and NS/storage dtype, e.g.
+/// "muon[ns=5,bf16]/1280x5120" or "shampoo[f=10,d=8192,fp32]/5120x5120".
+std::string compute_key(const optim::OptimizerSpec& spec, optim::Shape shape);
+
+/// Time from optim::step_cost and a DeviceProfile (a roofline per step):
+///   hot GEMM FLOPs / (peak × gemm_efficiency)   (bf16 peak for Muon with bf16 Newton–Schulz,
+///                                                 fp32 peak otherwise)
+/// + refresh FLOPs / interval / solver_tflops     (eigh / QR / their GEMMs, all at solver rate)
+/// + element-wise bytes / HBM bandwidth           (per-optimizer bytes per element, below)
+/// + step_overhead_us                             (launches; matrix optimizers only)
+/// AdamW is memory bound: max(FLOPs / fp32 peak, 28 bytes per element / HBM bandwidth).
+/// The element-wise bytes per element (reads + writes of the fused kernels in backend.hpp):
+/// Muon 36, Shampoo 60, SOAP 60, AdamW 28.
+class CostModelCompute final : public ComputeModel {
+ public:
+  explicit CostModelCompute(DeviceProfile device);
+  double step_seconds(const optim::OptimizerSpec& spec, optim::Shape shape) override;
+  std::string kind() const override { return "cost_model"; }
+  std::string description() const override;
+  const DeviceProfile& device() const { return device_; }
+
+ private:
+  DeviceProfile device_;
+};
+
+/// Seconds per key, with an optional JSON file behind it:
+/// {"format": "canzona-compute-cache", "version": 1, "backend": "cpu", "host": "...",
+///  "entries": {"muon[ns=5,bf16]/1280x5120": 0.0123, ...}}.
+/// Entries are only meaningful for the backend and machine that measured them; load() refuses a
+/// file measured on another backend.
+class ComputeCache {
+ public:
+  explicit ComputeCache(std::string backend) : backend_(std::move(backend)) {}
+  /// Merges the entries of `path` if it exists. ConfigError for malformed JSON or another backend.
+  void load(const std::filesystem::path& path);
+  /// Writes every entry atomically (temp file + rename). ConfigError when the directory is
+  /// missing or not writable.
+  void save(const std::filesystem::path& path) const;
+  const double* find(const std::string& key) const;
+  void insert(const std::string& key, double seconds) { entries_[key] = seconds; }
+  std::size_t size() const { return entries_.size(); }
+  const std::string& backend() const { return backend_; }
+  const std::map<std::string, double>& entries() const { return entries_; }
+
+ private:
+  std::string backend_;
+  std::map<std::string, double> entries_;
+};
+
+/// Settings of a measurement.
+struct MeasureOptions {
+  /// Timed steps per shape, rounded up to whole refresh intervals (windows).
+  int steps = 5;
+  /// Untimed steps first (SOAP's update-free first step, caches, OpenBLAS thread start).
+  int warmup_steps = 1;
+  std::uint64_t seed = 0x5eed;  ///< parameter and gradient values (normal, scaled)
+};
+
+/// Times MatrixOptimizer::step on the backend: one state per shape, random parameter and
+/// gradient, warm-up, then `steps` steps in windows of one refresh interval, each window between
+/// two backend synchronisations (host clock around the synchronised region: for cuda this
+/// includes launch gaps, as a real step does); the result is the median window mean.
+/// Results go to the cache; a key already in the cache is never re-measured.
+class MeasuredCompute final : public ComputeModel {
+ public:
+  /// `backend` and `cache` (may be null: a private in-memory cache) must outlive this object.
+  MeasuredCompute(backend::Backend& backend, MeasureOptions options, ComputeCache* cache = nullptr);
+  double step_seconds(const optim::OptimizerSpec& spec, optim::Shape shape) override;
+  std::string kind() const override { return "measured"; }
+  std::string description() const override;
+  /// Keys measured by this object (not found in the cache).
+  int measurements() const { return measurements_; }
+
+ private:
+  double measure(const optim::OptimizerSpec& spec, optim::Shape shape);
+
+  backend::Backend& backend_;
+  MeasureOptions options_;
+  ComputeCache own_cache_;
+  ComputeCache* cache_;
+  int measurements_ = 0;
+};
+
+}  // namespace canzona::sim

@@ -1,0 +1,232 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Compute-time sources: cost model over a device profile, and measurement on a local backend.
+#include "canzona/sim/compute_model.hpp"
+
+#include <canzona/core/error.hpp>
+#include <canzona/io/atomic_file.hpp>
+#include <canzona/optim/cost_model.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <vector>
+
+#include <unistd.h>
+
+namespace canzona::sim {
+namespace {
+
+// Bytes each element crosses HBM with in the fused element-wise kernels of one step (reads +
+// writes, fp32 unless noted), see compute_model.hpp.
+double elementwise_bytes(optim::OptimizerKind kind) {
+  switch (kind) {
+    case optim::OptimizerKind::kMuon:
+      return 36;  // momentum 14 (bf16 out), finite 4, sum_squares 2, normalize 4, update 10, …
+    case optim::OptimizerKind::kShampoo:
+    case optim::OptimizerKind::kSoap:
+      return 60;  // finite, EMA, EMA², direction / division, norms, update
+    case optim::OptimizerKind::kAdamW:
+      break;
+  }
+  return 28;  // read p, g, m, v; write p, m, v
+}
+
+std::string dtype_of(const optim::OptimizerSpec& spec) {
+  return spec.kind == optim::OptimizerKind::kMuon
+             ? std::string(optim::to_string(spec.muon.ns_precision))
+             : std::string("fp32");
+}
+
+std::string host_name() {
+  char buffer[256] = {};
+  if (gethostname(buffer, sizeof(buffer) - 1) != 0) return "unknown";
+  return buffer;
+}
+
+}  // namespace
+
+std::string compute_key(const optim::OptimizerSpec& spec, optim::Shape shape) {
+  std::string settings;
+  switch (spec.kind) {
+    case optim::OptimizerKind::kMuon:
+      settings = fmt::format("ns={}", spec.muon.ns_steps);
+      break;
+    case optim::OptimizerKind::kShampoo:
+      settings =
+          fmt::format("f={},d={}", spec.shampoo.refresh_interval, spec.shampoo.max_precond_dim);
+      break;
+    case optim::OptimizerKind::kSoap:
+      settings = fmt::format("f={},d={}{}", spec.soap.precondition_frequency,
+                             spec.soap.max_precond_dim, spec.soap.normalize_grads ? ",norm" : "");
+      break;
+    case optim::OptimizerKind::kAdamW:
+      break;
+  }
+  const std::string dtype = dtype_of(spec);
+  return fmt::format("{}[{}{}{}]/{}x{}", optim::to_string(spec.kind), settings,
+                     settings.empty() ? "" : ",", dtype, shape.rows, shape.cols);
+}
+
+// ---- cost model ------------------------------------------------------------------------------
+
+CostModelCompute::CostModelCompute(DeviceProfile device) : device_(std::move(device)) {}
+
+double CostModelCompute::step_seconds(const optim::OptimizerSpec& spec, optim::Shape shape) {
+  const optim::StepCost cost = optim::step_cost(spec, shape.rows, shape.cols);
+  const double elements = static_cast<double>(shape.rows) * static_cast<double>(shape.cols);
+  const double hbm = device_.hbm_gbps * 1e9;
+  if (spec.kind == optim::OptimizerKind::kAdamW) {
+    return std::max(cost.hot_flops / (device_.fp32_tflops * 1e12),
+                    elements * elementwise_bytes(spec.kind) / hbm);
+  }
+  const bool bf16 = spec.kind == optim::OptimizerKind::kMuon &&
+                    spec.muon.ns_precision == optim::NsPrecision::kBFloat16;
+  const double gemm_rate =
+      (bf16 ? device_.bf16_tflops : device_.fp32_tflops) * 1e12 * device_.gemm_efficiency;
+  return cost.hot_flops / gemm_rate +
+         cost.refresh_flops / cost.refresh_interval / (device_.solver_tflops * 1e12) +
+         elements * elementwise_bytes(spec.kind) / hbm + device_.step_overhead_us * 1e-6;
+}
+
+std::string CostModelCompute::description() const {
+  return fmt::format(
+      "cost-model FLOPs / assumed rate ({}: bf16 {:.1f} / fp32 {:.1f} TFLOP/s x {:.0f}% GEMM "
+      "efficiency, solver {:.1f} TFLOP/s, HBM {:.0f} GB/s, {:.0f} us per matrix step)",
+      device_.name, device_.bf16_tflops, device_.fp32_tflops, 100 * device_.gemm_efficiency,
+      device_.solver_tflops, device_.hbm_gbps, device_.step_overhead_us);
+}
+
+// ---- cache -----------------------------------------------------------------------------------
+
+void ComputeCache::load(const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path)) return;
+  std::ifstream in(path);
+  if (!in) throw ConfigError(fmt::format("compute cache {}: cannot be read", path.string()));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(fmt::format("compute cache {}: not valid JSON: {}; delete it to re-measure",
+                                  path.string(), e.what()));
+  }
+  if (!json.is_object() || json.value("format", "") != "canzona-compute-cache" ||
+      !json.contains("entries") || !json["entries"].is_object()) {
+    throw ConfigError(
+        fmt::format("compute cache {}: not a canzona compute cache (expected \"format\": "
+                    "\"canzona-compute-cache\" and an \"entries\" object); delete it to re-measure",
+                    path.string()));
+  }
+  const std::string backend = json.value("backend", "");
+  if (backend != backend_) {
+    throw ConfigError(fmt::format(
+        "compute cache {}: measured on the '{}' backend, but this projection measures on '{}'; "
+        "use another cache file",
+        path.string(), backend, backend_));
+  }
+  for (const auto& [key, value] : json["entries"].items()) {
+    if (!value.is_number() || !(value.get<double>() >= 0)) {
+      throw ConfigError(fmt::format("compute cache {}: entry '{}' must be a number of seconds >= 0",
+                                    path.string(), key));
+    }
+    entries_[key] = value.get<double>();
+  }
+}
+
+void ComputeCache::save(const std::filesystem::path& path) const {
+  nlohmann::json json = {{"format", "canzona-compute-cache"},
+                         {"version", 1},
+                         {"backend", backend_},
+                         {"host", host_name()},
+                         {"entries", entries_}};
+  io::write_file_atomically(path, json.dump(2) + "\n");
+}
+
+const double* ComputeCache::find(const std::string& key) const {
+  const auto it = entries_.find(key);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+// ---- measurement -----------------------------------------------------------------------------
+
+MeasuredCompute::MeasuredCompute(backend::Backend& backend, MeasureOptions options,
+                                 ComputeCache* cache)
+    : backend_(backend),
+      options_(options),
+      own_cache_(std::string(backend.name())),
+      cache_(cache != nullptr ? cache : &own_cache_) {
+  if (options_.steps < 1 || options_.warmup_steps < 0) {
+    throw ConfigError(
+        fmt::format("compute measurement: steps must be >= 1 and warm-up >= 0, got "
+                    "{} and {}",
+                    options_.steps, options_.warmup_steps));
+  }
+  if (cache_->backend() != backend.name()) {
+    throw ConfigError(fmt::format("compute cache is for the '{}' backend, not '{}'",
+                                  cache_->backend(), backend.name()));
+  }
+}
+
+double MeasuredCompute::step_seconds(const optim::OptimizerSpec& spec, optim::Shape shape) {
+  const std::string key = compute_key(spec, shape);
+  if (const double* hit = cache_->find(key)) return *hit;
+  const double seconds = measure(spec, shape);
+  cache_->insert(key, seconds);
+  ++measurements_;
+  return seconds;
+}
+
+double MeasuredCompute::measure(const optim::OptimizerSpec& spec, optim::Shape shape) {
+  const auto optimizer = optim::make_matrix_optimizer(spec, backend_);
+  const auto state = optimizer->make_state(shape.rows, shape.cols);
+  const auto n = static_cast<std::size_t>(shape.rows * shape.cols);
+  backend::Buffer param = backend_.allocate(n * sizeof(float));
+  backend::Buffer grad = backend_.allocate(n * sizeof(float));
+  std::vector<float> host(n);
+  std::mt19937_64 rng(options_.seed);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  for (float& v : host) v = normal(rng);
+  backend_.upload(param.data(), host.data(), n * sizeof(float));
+  for (float& v : host) v = normal(rng);
+  backend_.upload(grad.data(), host.data(), n * sizeof(float));
+  backend_.synchronize();
+
+  for (int i = 0; i < options_.warmup_steps; ++i) {
+    optimizer->step(*state, param.as<float>(), grad.as<const float>());
+  }
+  backend_.synchronize();
+  // Windows of one refresh interval each carry exactly one refresh, so a window's mean is the
+  // amortised step; the median over windows shrugs off a window disturbed by other processes.
+  const int interval = optim::step_cost(spec, shape.rows, shape.cols).refresh_interval;
+  const int windows = (options_.steps + interval - 1) / interval;
+  std::vector<double> means;
+  for (int w = 0; w < windows; ++w) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < interval; ++i) {
+      optimizer->step(*state, param.as<float>(), grad.as<const float>());
+    }
+    backend_.synchronize();
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    means.push_back(elapsed.count() / interval);
+  }
+  std::sort(means.begin(), means.end());
+  const std::size_t mid = means.size() / 2;
+  return means.size() % 2 == 1 ? means[mid] : 0.5 * (means[mid - 1] + means[mid]);
+}
+
+std::string MeasuredCompute::description() const {
+  return fmt::format(
+      "measured on the {} backend (median over {} timed steps per shape, refreshes amortised "
+      "per interval, after {} warm-up)",
+      backend_.name(), options_.steps, options_.warmup_steps);
+}
+
+}  // namespace canzona::sim

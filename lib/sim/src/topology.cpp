@@ -1,0 +1,406 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Topology presets and the JSON topology schema.
+#include "canzona/sim/topology.hpp"
+
+#include <canzona/core/error.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+
+namespace canzona::sim {
+namespace {
+
+constexpr std::array<std::string_view, kCollectiveClasses> kClassNames = {
+    "all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast"};
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+BusBandwidth uniform(double gbps) { return {gbps, gbps, gbps, gbps, gbps}; }
+
+// Constants: /work/shared/research/qwen3-and-hardware.md §2 (DGX H100/H200 NVLink 4 + NVSwitch,
+// 8 × 400 Gb/s NDR per node; DGX A100 NVLink 3, 8 × 200 Gb/s HDR). Latencies follow NCCL's
+// tuning model (LL/LL128 step latencies; base ≈ Simple/LL128 launch cost).
+LinkLevel hopper_nvlink() {
+  LinkLevel l;
+  l.base_latency_us = 8.0;  // tuning.cc baseLatencies Ring/Tree Simple 8.4 µs
+  l.step_latency_us = 0.6;  // hwLatencies NVLINK, LL: 0.6 µs per step
+  // §2.3: NVLS all-reduce ≈ 480 GB/s busbw; ring-type collectives (RS/AG, ring AR) ≈ 370 GB/s;
+  // all-to-all bounded by the same NVLink rate (⚠️ inferred, not measured on H100).
+  l.busbw_gbps = {480.0, 370.0, 370.0, 370.0, 370.0};
+  return l;
+}
+
+LinkLevel ndr_rail(double nic_gbps) {
+  LinkLevel l;
+  l.base_latency_us = 0.0;
+  l.step_latency_us = 5.0;  // hwLatencies NET LL 2.7 … LL128 4.0 µs, plus ~1 µs net overhead
+  l.busbw_gbps = uniform(nic_gbps);
+  return l;
+}
+
+DeviceProfile hopper(std::string name, double hbm_gbps) {
+  DeviceProfile d;
+  d.name = std::move(name);
+  d.bf16_tflops = 989.4;  // §2.1 dense bf16 tensor peak
+  d.fp32_tflops = 66.9;   // §2.1 fp32 non-tensor peak
+  // Peers §8.2 assume 60 % of peak for Newton–Schulz GEMMs (PyTorch reaches ~48 %, DESIGN's
+  // target is >= 70 % of a cuBLAS GEMM at the same shape, itself ~75–80 % of peak).
+  d.gemm_efficiency = 0.6;
+  d.solver_tflops = 5.0;  // ⚠️ assumption: cuSOLVER syevd / QR at n ≈ 5k, not in the research
+  d.hbm_gbps = hbm_gbps;
+  d.step_overhead_us = 20.0;  // ~15 kernels per matrix step at ~1.5 µs launch gap each
+  return d;
+}
+
+Topology dgx_hopper(std::string name, std::string gpu, double hbm_gbps) {
+  Topology t;
+  t.name = std::move(name);
+  t.description =
+      fmt::format("8 × {} per node, NVLink 4 + NVSwitch (NVLS), 8 × 400 Gb/s NDR IB", gpu);
+  t.gpus_per_node = 8;
+  t.intra_node = hopper_nvlink();
+  t.inter_node = ndr_rail(48.0);  // §2.2: 46–49 GB/s achievable NCCL bandwidth per NDR NIC
+  t.device = hopper(gpu, hbm_gbps);
+  t.provenance = {"preset: research/qwen3-and-hardware.md §2.1-2.7 (not measured here)"};
+  return t;
+}
+
+Topology dgx_a100() {
+  Topology t;
+  t.name = "dgx-a100";
+  t.description = "8 × A100 SXM4 80GB per node, NVLink 3 + NVSwitch, 8 × 200 Gb/s HDR IB";
+  t.gpus_per_node = 8;
+  t.intra_node.base_latency_us = 8.0;
+  t.intra_node.step_latency_us = 0.6;
+  t.intra_node.busbw_gbps = uniform(220.0);  // §2.3: intra-node all-reduce ~200–235 GB/s
+  t.inter_node = ndr_rail(24.0);             // §2.2: ~24 GB/s per HDR NIC
+  DeviceProfile d;
+  d.name = "A100 SXM4 80GB";
+  d.bf16_tflops = 312.0;
+  d.fp32_tflops = 19.5;
+  d.gemm_efficiency = 0.6;
+  d.solver_tflops = 2.0;  // ⚠️ assumption, as for Hopper
+  d.hbm_gbps = 2039.0;
+  d.step_overhead_us = 20.0;
+  t.device = d;
+  t.provenance = {"preset: research/qwen3-and-hardware.md §2.1-2.7 (not measured here)"};
+  return t;
+}
+
+// ---- JSON reading with what / where / fix messages -------------------------------------------
+
+class Reader {
+ public:
+  Reader(const nlohmann::json& json, std::string source, std::string path)
+      : json_(json), source_(std::move(source)), path_(std::move(path)) {}
+
+  [[noreturn]] void fail(std::string_view key, const std::string& problem) const {
+    throw ConfigError(fmt::format("topology {}: '{}{}' {}", source_, path_, key, problem));
+  }
+
+  void require_object() const {
+    if (!json_.is_object()) {
+      throw ConfigError(fmt::format("topology {}: '{}' must be a JSON object, got {}", source_,
+                                    path_.empty() ? "<root>" : path_, json_.type_name()));
+    }
+  }
+
+  void reject_unknown(std::initializer_list<std::string_view> known) const {
+    for (auto it = json_.begin(); it != json_.end(); ++it) {
+      if (std::find(known.begin(), known.end(), it.key()) == known.end()) {
+        fail(it.key(),
+             fmt::format("is not a known key; expected one of: {}", fmt::join(known, ", ")));
+      }
+    }
+  }
+
+  const nlohmann::json* find(std::string_view key) const {
+    auto it = json_.find(std::string(key));
+    return it == json_.end() ? nullptr : &*it;
+  }
+
+  double number(std::string_view key, bool required, double fallback = 0) const {
+    const nlohmann::json* v = find(key);
+    if (v == nullptr) {
+      if (required) fail(key, "is missing");
+      return fallback;
+    }
+    if (!v->is_number()) fail(key, fmt::format("must be a number, got {}", v->dump()));
+    return v->get<double>();
+  }
+
+  std::string string(std::string_view key, bool required) const {
+    const nlohmann::json* v = find(key);
+    if (v == nullptr) {
+      if (required) fail(key, "is missing");
+      return {};
+    }
+    if (!v->is_string()) fail(key, fmt::format("must be a string, got {}", v->dump()));
+    return v->get<std::string>();
+  }
+
+  Reader child(std::string_view key) const {
+    const nlohmann::json* v = find(key);
+    if (v == nullptr) fail(key, "is missing");
+    Reader r(*v, source_, fmt::format("{}{}.", path_, key));
+    r.require_object();
+    return r;
+  }
+
+  const nlohmann::json& json() const { return json_; }
+  const std::string& source() const { return source_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  const nlohmann::json& json_;
+  std::string source_;
+  std::string path_;
+};
+
+BusBandwidth read_busbw(const Reader& level) {
+  const nlohmann::json* v = level.find("busbw_gbps");
+  if (v == nullptr) level.fail("busbw_gbps", "is missing");
+  if (v->is_number()) return uniform(v->get<double>());  // one rate for every class
+  Reader r = level.child("busbw_gbps");
+  std::initializer_list<std::string_view> names = {kClassNames[0], kClassNames[1], kClassNames[2],
+                                                   kClassNames[3], kClassNames[4]};
+  r.reject_unknown(names);
+  BusBandwidth b;
+  for (int i = 0; i < kCollectiveClasses; ++i) {
+    b[static_cast<CollectiveClass>(i)] = r.number(kClassNames[static_cast<std::size_t>(i)], true);
+  }
+  return b;
+}
+
+LinkLevel read_level(const Reader& parent, std::string_view key) {
+  Reader r = parent.child(key);
+  r.reject_unknown({"base_latency_us", "step_latency_us", "busbw_gbps"});
+  LinkLevel l;
+  l.base_latency_us = r.number("base_latency_us", false, 0.0);
+  l.step_latency_us = r.number("step_latency_us", true);
+  l.busbw_gbps = read_busbw(r);
+  return l;
+}
+
+DeviceProfile read_device(const Reader& parent) {
+  Reader r = parent.child("device");
+  r.reject_unknown({"name", "bf16_tflops", "fp32_tflops", "gemm_efficiency", "solver_tflops",
+                    "hbm_gbps", "step_overhead_us"});
+  DeviceProfile d;
+  d.name = r.string("name", false);
+  d.bf16_tflops = r.number("bf16_tflops", true);
+  d.fp32_tflops = r.number("fp32_tflops", true);
+  d.gemm_efficiency = r.number("gemm_efficiency", true);
+  d.solver_tflops = r.number("solver_tflops", true);
+  d.hbm_gbps = r.number("hbm_gbps", true);
+  d.step_overhead_us = r.number("step_overhead_us", false, 0.0);
+  return d;
+}
+
+void check_rate(const Topology& t, std::string_view field, double value) {
+  if (!(std::isfinite(value) && value > 0)) {
+    throw ConfigError(
+        fmt::format("topology '{}': {} must be a positive number, got {}", t.name, field, value));
+  }
+}
+
+void check_latency(const Topology& t, std::string_view field, double value) {
+  if (!(std::isfinite(value) && value >= 0)) {
+    throw ConfigError(
+        fmt::format("topology '{}': {} must be >= 0 µs, got {}", t.name, field, value));
+  }
+}
+
+void check_level(const Topology& t, std::string_view level, const LinkLevel& l) {
+  check_latency(t, fmt::format("{}.base_latency_us", level), l.base_latency_us);
+  check_latency(t, fmt::format("{}.step_latency_us", level), l.step_latency_us);
+  for (int i = 0; i < kCollectiveClasses; ++i) {
+    check_rate(t, fmt::format("{}.busbw_gbps.{}", level, kClassNames[static_cast<std::size_t>(i)]),
+               l.busbw_gbps[static_cast<CollectiveClass>(i)]);
+  }
+}
+
+nlohmann::json busbw_json(const BusBandwidth& b) {
+  nlohmann::json j = nlohmann::json::object();
+  for (int i = 0; i < kCollectiveClasses; ++i) {
+    j[std::string(kClassNames[static_cast<std::size_t>(i)])] = b[static_cast<CollectiveClass>(i)];
+  }
+  return j;
+}
+
+nlohmann::json level_json(const LinkLevel& l) {
+  return {{"base_latency_us", l.base_latency_us},
+          {"step_latency_us", l.step_latency_us},
+          {"busbw_gbps", busbw_json(l.busbw_gbps)}};
+}
+
+}  // namespace
+
+std::string_view to_string(CollectiveClass kind) {
+  return kClassNames.at(static_cast<std::size_t>(kind));
+}
+
+CollectiveClass parse_collective_class(std::string_view text) {
+  std::string t = lower(text);
+  if (t.ends_with("_perf")) t.resize(t.size() - 5);
+  t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
+  if (t == "allreduce") return CollectiveClass::kAllReduce;
+  if (t == "reducescatter") return CollectiveClass::kReduceScatter;
+  if (t == "allgather") return CollectiveClass::kAllGather;
+  if (t == "alltoall" || t == "gather" || t == "scatter" || t == "sendrecv") {
+    return CollectiveClass::kAllToAll;
+  }
+  if (t == "broadcast" || t == "reduce") return CollectiveClass::kBroadcast;
+  throw ConfigError(
+      fmt::format("unknown collective '{}'; expected one of: {} (or an nccl-tests name such as "
+                  "all_reduce_perf)",
+                  text, fmt::join(kClassNames, ", ")));
+}
+
+double& BusBandwidth::operator[](CollectiveClass kind) {
+  switch (kind) {
+    case CollectiveClass::kAllReduce:
+      return all_reduce;
+    case CollectiveClass::kReduceScatter:
+      return reduce_scatter;
+    case CollectiveClass::kAllGather:
+      return all_gather;
+    case CollectiveClass::kAllToAll:
+      return all_to_all;
+    case CollectiveClass::kBroadcast:
+      break;
+  }
+  return broadcast;
+}
+
+double BusBandwidth::operator[](CollectiveClass kind) const {
+  return const_cast<BusBandwidth&>(*this)[kind];
+}
+
+std::vector<std::string> topology_preset_names() { return {"dgx-h100", "dgx-h200", "dgx-a100"}; }
+
+Topology topology_preset(std::string_view name) {
+  const std::string key = lower(name);
+  if (key == "dgx-h100") return dgx_hopper("dgx-h100", "H100 SXM5 80GB", 3350.0);
+  if (key == "dgx-h200") return dgx_hopper("dgx-h200", "H200 SXM 141GB", 4800.0);
+  if (key == "dgx-a100") return dgx_a100();
+  throw ConfigError(fmt::format("unknown topology preset '{}'; presets: {} (or a JSON file)", name,
+                                fmt::join(topology_preset_names(), ", ")));
+}
+
+Topology resolve_topology(const std::string& name_or_path) {
+  const std::vector<std::string> presets = topology_preset_names();
+  if (std::find(presets.begin(), presets.end(), lower(name_or_path)) != presets.end()) {
+    return topology_preset(name_or_path);
+  }
+  if (name_or_path.ends_with(".json") || std::filesystem::exists(name_or_path)) {
+    return load_topology(name_or_path);
+  }
+  throw ConfigError(fmt::format(
+      "topology '{}' is neither a preset ({}) nor an existing JSON file; pass a preset name or "
+      "the path of a topology file (schema: lib/sim/README.md)",
+      name_or_path, fmt::join(presets, ", ")));
+}
+
+void validate(const Topology& t) {
+  if (t.name.empty()) throw ConfigError("topology: 'name' must not be empty");
+  if (t.gpus_per_node < 1) {
+    throw ConfigError(
+        fmt::format("topology '{}': gpus_per_node must be >= 1, got {}", t.name, t.gpus_per_node));
+  }
+  check_level(t, "intra_node", t.intra_node);
+  check_level(t, "inter_node", t.inter_node);
+  if (t.device) {
+    const DeviceProfile& d = *t.device;
+    check_rate(t, "device.bf16_tflops", d.bf16_tflops);
+    check_rate(t, "device.fp32_tflops", d.fp32_tflops);
+    check_rate(t, "device.solver_tflops", d.solver_tflops);
+    check_rate(t, "device.hbm_gbps", d.hbm_gbps);
+    check_latency(t, "device.step_overhead_us", d.step_overhead_us);
+    if (!(d.gemm_efficiency > 0 && d.gemm_efficiency <= 1)) {
+      throw ConfigError(
+          fmt::format("topology '{}': device.gemm_efficiency must be in (0, 1], got {}", t.name,
+                      d.gemm_efficiency));
+    }
+  }
+}
+
+void to_json(nlohmann::json& json, const Topology& t) {
+  json = {{"name", t.name},
+          {"description", t.description},
+          {"gpus_per_node", t.gpus_per_node},
+          {"intra_node", level_json(t.intra_node)},
+          {"inter_node", level_json(t.inter_node)},
+          {"provenance", t.provenance}};
+  if (t.device) {
+    const DeviceProfile& d = *t.device;
+    json["device"] = {{"name", d.name},
+                      {"bf16_tflops", d.bf16_tflops},
+                      {"fp32_tflops", d.fp32_tflops},
+                      {"gemm_efficiency", d.gemm_efficiency},
+                      {"solver_tflops", d.solver_tflops},
+                      {"hbm_gbps", d.hbm_gbps},
+                      {"step_overhead_us", d.step_overhead_us}};
+  }
+}
+
+Topology topology_from_json(const nlohmann::json& json, std::string_view source) {
+  Reader r(json, std::string(source), "");
+  r.require_object();
+  r.reject_unknown(
+      {"name", "description", "gpus_per_node", "intra_node", "inter_node", "device", "provenance"});
+  Topology t;
+  t.name = r.string("name", true);
+  t.description = r.string("description", false);
+  const nlohmann::json* gpn = r.find("gpus_per_node");
+  if (gpn == nullptr) r.fail("gpus_per_node", "is missing");
+  if (!gpn->is_number_integer()) {
+    r.fail("gpus_per_node", fmt::format("must be an integer, got {}", gpn->dump()));
+  }
+  t.gpus_per_node = gpn->get<int>();
+  t.intra_node = read_level(r, "intra_node");
+  t.inter_node = read_level(r, "inter_node");
+  if (r.find("device") != nullptr) t.device = read_device(r);
+  if (const nlohmann::json* p = r.find("provenance")) {
+    if (!p->is_array()) r.fail("provenance", "must be an array of strings");
+    for (const auto& line : *p) {
+      if (!line.is_string()) r.fail("provenance", "must be an array of strings");
+      t.provenance.push_back(line.get<std::string>());
+    }
+  }
+  validate(t);
+  return t;
+}
+
+Topology load_topology(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) {
+    throw ConfigError(
+        fmt::format("topology file {}: cannot be opened (missing or unreadable); "
+                    "pass a preset name ({}) or an existing JSON file",
+                    path.string(), fmt::join(topology_preset_names(), ", ")));
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(fmt::format("topology file {}: not valid JSON: {}", path.string(), e.what()));
+  }
+  return topology_from_json(json, path.string());
+}
+
+}  // namespace canzona::sim

@@ -1,0 +1,122 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Compute-time sources: the cost model by hand (roofline over the device profile), measurement on
+// the cpu backend, and the cache (keys, JSON round trip, refusal of another backend's file).
+#include <canzona/backend/backend.hpp>
+#include <canzona/core/error.hpp>
+#include <canzona/optim/cost_model.hpp>
+#include <canzona/sim/compute_model.hpp>
+#include <canzona/testing/seed.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+namespace canzona::sim {
+namespace {
+
+optim::OptimizerSpec spec_of(optim::OptimizerKind kind) {
+  optim::OptimizerSpec spec;
+  spec.kind = kind;
+  return spec;
+}
+
+class ComputeModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override { rng_.seed(canzona::testing::test_seed()); }
+  std::int64_t dim(std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng_);
+  }
+  std::mt19937_64 rng_;
+  DeviceProfile h100_ = *topology_preset("dgx-h100").device;
+};
+
+TEST_F(ComputeModelTest, KeysNameOptimizerSettingsShapeAndDtype) {
+  optim::OptimizerSpec muon = spec_of(optim::OptimizerKind::kMuon);
+  EXPECT_EQ(compute_key(muon, {1280, 5120}), "muon[ns=5,bf16]/1280x5120");
+  muon.muon.ns_precision = optim::NsPrecision::kFloat32;
+  muon.muon.ns_steps = 6;
+  EXPECT_EQ(compute_key(muon, {3, 4}), "muon[ns=6,fp32]/3x4");
+  EXPECT_EQ(compute_key(spec_of(optim::OptimizerKind::kShampoo), {8, 8}),
+            "shampoo[f=10,d=8192,fp32]/8x8");
+  EXPECT_EQ(compute_key(spec_of(optim::OptimizerKind::kAdamW), {1, 100}), "adamw[fp32]/1x100");
+}
+
+TEST_F(ComputeModelTest, MuonCostIsGemmFlopsAtBf16RatePlusElementwiseAndOverhead) {
+  const optim::Shape s{dim(64, 8192), dim(64, 8192)};
+  const optim::OptimizerSpec muon = spec_of(optim::OptimizerKind::kMuon);
+  const double flops = optim::step_cost(muon, s.rows, s.cols).hot_flops;
+  const double expected =
+      flops / (989.4e12 * 0.6) + static_cast<double>(s.rows * s.cols) * 36 / 3350e9 + 20e-6;
+  CostModelCompute model(h100_);
+  EXPECT_NEAR(model.step_seconds(muon, s), expected, 1e-12 * expected);
+  EXPECT_EQ(model.kind(), "cost_model");
+  EXPECT_NE(model.description().find("cost-model FLOPs / assumed rate"), std::string::npos);
+}
+
+TEST_F(ComputeModelTest, RefreshesAreAmortisedAtSolverRate) {
+  const optim::Shape s{dim(64, 4096), dim(64, 4096)};
+  const optim::OptimizerSpec shampoo = spec_of(optim::OptimizerKind::kShampoo);
+  const optim::StepCost c = optim::step_cost(shampoo, s.rows, s.cols);
+  const double expected = c.hot_flops / (66.9e12 * 0.6) + c.refresh_flops / 10 / 5e12 +
+                          static_cast<double>(s.rows * s.cols) * 60 / 3350e9 + 20e-6;
+  CostModelCompute model(h100_);
+  EXPECT_NEAR(model.step_seconds(shampoo, s), expected, 1e-12 * expected);
+}
+
+TEST_F(ComputeModelTest, AdamWIsMemoryBound) {
+  const std::int64_t n = dim(1000, 100000000);
+  CostModelCompute model(h100_);
+  const double expected = static_cast<double>(n) * 28 / 3350e9;
+  EXPECT_NEAR(model.step_seconds(spec_of(optim::OptimizerKind::kAdamW), {1, n}), expected,
+              1e-12 * expected);
+}
+
+TEST_F(ComputeModelTest, MeasuresOnTheCpuBackendOncePerKey) {
+  const auto backend = backend::make_backend("cpu");
+  ComputeCache cache("cpu");
+  MeasuredCompute measured(*backend, MeasureOptions{2, 1, canzona::testing::test_seed()}, &cache);
+  optim::OptimizerSpec muon = spec_of(optim::OptimizerKind::kMuon);
+  muon.muon.ns_precision = optim::NsPrecision::kFloat32;
+  const optim::Shape s{dim(8, 48), dim(8, 48)};
+  const double first = measured.step_seconds(muon, s);
+  EXPECT_GT(first, 0.0);
+  EXPECT_EQ(measured.step_seconds(muon, s), first);  // cached, not re-measured
+  EXPECT_EQ(measured.measurements(), 1);
+  // SOAP: its update-free first step is warm-up; the window holds whole refresh intervals.
+  optim::OptimizerSpec soap = spec_of(optim::OptimizerKind::kSoap);
+  soap.soap.precondition_frequency = 3;
+  EXPECT_GT(measured.step_seconds(soap, {8, 12}), 0.0);
+  EXPECT_EQ(measured.measurements(), 2);
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_EQ(measured.kind(), "measured");
+}
+
+TEST_F(ComputeModelTest, CacheRoundTripsAndRefusesAnotherBackend) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("canzona-cache-" + std::to_string(canzona::testing::test_seed()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "cache.json";
+  ComputeCache cache("cpu");
+  const double seconds = std::uniform_real_distribution<double>(1e-6, 1.0)(rng_);
+  cache.insert("muon[ns=5,bf16]/4x4", seconds);
+  cache.save(path);
+  ComputeCache loaded("cpu");
+  loaded.load(path);
+  ASSERT_NE(loaded.find("muon[ns=5,bf16]/4x4"), nullptr);
+  EXPECT_EQ(*loaded.find("muon[ns=5,bf16]/4x4"), seconds);
+  ComputeCache other("cuda");
+  EXPECT_THROW(other.load(path), ConfigError);
+  std::ofstream(dir / "junk.json") << "{\"format\": \"something else\"}";
+  EXPECT_THROW(loaded.load(dir / "junk.json"), ConfigError);
+  ComputeCache missing("cpu");
+  EXPECT_NO_THROW(missing.load(dir / "does-not-exist.json"));  // nothing cached yet
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace canzona::sim

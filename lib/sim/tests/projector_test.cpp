@@ -1,0 +1,259 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Timelines of real StepPlans (every named strategy, small model) on hand-made topologies with a
+// synthetic compute model: the exact serial case, free communication, the per-rank time
+// accounting, straggler and phase bookkeeping, and the collective costs themselves.
+#include <canzona/baselines/strategy.hpp>
+#include <canzona/core/error.hpp>
+#include <canzona/model/spec.hpp>
+#include <canzona/sim/collective_model.hpp>
+#include <canzona/sim/projector.hpp>
+#include <canzona/testing/seed.hpp>
+#include <canzona/testing/tiny_model.hpp>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <tuple>
+
+namespace canzona::sim {
+namespace {
+
+// hidden 128, 2 layers, 4 q heads / 2 kv heads of 32: valid for tp 1 and 2.
+model::ModelSpec tiny_model() {
+  return canzona::testing::tiny_dense_model(
+      {.hidden = 128, .ffn = 384, .heads = 4, .kv_heads = 2, .head_dim = 32}, "tiny");
+}
+
+plan::StepPlan build(const std::string& strategy, int dp, int tp) {
+  plan::StrategyOptions options;
+  baselines::apply_strategy(strategy, options);
+  layout::ParallelConfig config;
+  config.dp = dp;
+  config.tp = tp;
+  return baselines::make_step_plan(tiny_model(), config, options);
+}
+
+// Seconds proportional to the elements (AdamW 100× cheaper per element), plus a per-step offset
+// drawn from the test seed so that no two shapes tie by accident.
+class SyntheticCompute final : public ComputeModel {
+ public:
+  explicit SyntheticCompute(double offset) : offset_(offset) {}
+  double step_seconds(const optim::OptimizerSpec& spec, optim::Shape s) override {
+    const double n = static_cast<double>(s.rows) * static_cast<double>(s.cols);
+    ++calls;
+    return spec.kind == optim::OptimizerKind::kAdamW ? 1e-11 * n : 1e-8 * n + offset_;
+  }
+  std::string kind() const override { return "synthetic"; }
+  std::string description() const override { return "synthetic: 10 ns per matrix element"; }
+  int calls = 0;
+
+ private:
+  double offset_;
+};
+
+Topology free_network() {
+  Topology t = topology_preset("dgx-h100");
+  t.name = "free";
+  t.intra_node.base_latency_us = 0;
+  t.intra_node.step_latency_us = 0;
+  t.inter_node.step_latency_us = 0;
+  t.intra_node.busbw_gbps = {1e15, 1e15, 1e15, 1e15, 1e15};
+  t.inter_node.busbw_gbps = t.intra_node.busbw_gbps;
+  return t;
+}
+
+// A slow network with 2 GPUs per node, so DP groups span nodes.
+Topology small_nodes() {
+  Topology t = topology_preset("dgx-a100");
+  t.name = "small-nodes";
+  t.gpus_per_node = 2;
+  t.inter_node.busbw_gbps = {1, 1, 1, 1, 1};
+  return t;
+}
+
+class ProjectorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    rng_.seed(canzona::testing::test_seed());
+    offset_ = std::uniform_real_distribution<double>(1e-6, 1e-4)(rng_);
+  }
+  std::mt19937_64 rng_;
+  double offset_ = 0;
+};
+
+TEST_F(ProjectorTest, OneRankRunsEverythingInSeriesWithoutCollectives) {
+  const plan::StepPlan plan = build("canzona", 1, 1);
+  SyntheticCompute compute(offset_);
+  const Projection p = project(plan, topology_preset("dgx-h100"), compute);
+  double expected = 0;
+  for (const plan::MatrixPlan& m : plan.matrices) {
+    for (const model::Fragment& f : m.fragments) {
+      expected += 1e-8 * static_cast<double>(f.shape[0] * f.shape[1]) + offset_;
+    }
+  }
+  const double adamw =
+      1e-11 * static_cast<double>(plan::plan_metrics(plan).ranks[0].adamw_elements);
+  EXPECT_EQ(p.collectives, 0);
+  EXPECT_NEAR(p.step_seconds, expected + adamw, 1e-12);
+  EXPECT_NEAR(p.straggler.phases.update, adamw, 1e-15);
+  EXPECT_DOUBLE_EQ(p.straggler.exposed_comm, 0.0);
+  EXPECT_EQ(p.compute_source, "synthetic: 10 ns per matrix element");
+}
+
+TEST_F(ProjectorTest, FreeCommunicationWithoutTpLeavesOnlyTheBusiestRanksCompute) {
+  // Without TP nothing waits for another rank's kernels except the final parameter sync.
+  for (const std::string strategy : {"canzona", "sc", "layerwise", "zero1"}) {
+    for (const int dp : {2, 3, 4}) {
+      SCOPED_TRACE(fmt::format("{} dp {}", strategy, dp));
+      SyntheticCompute compute(offset_);
+      const Projection p = project(build(strategy, dp, 1), free_network(), compute);
+      double busiest = 0;
+      for (const RankTimeline& r : p.ranks) busiest = std::max(busiest, r.compute_busy);
+      EXPECT_NEAR(p.step_seconds, busiest, 1e-9 * busiest);
+    }
+  }
+}
+
+class EveryStrategyTest
+    : public ProjectorTest,
+      public ::testing::WithParamInterface<std::tuple<std::string, std::pair<int, int>>> {};
+
+TEST_P(EveryStrategyTest, EveryRanksTimeAddsUpToTheStep) {
+  const auto& [strategy, shape] = GetParam();
+  const auto [dp, tp] = shape;
+  SyntheticCompute compute(offset_);
+  const Projection p = project(build(strategy, dp, tp), small_nodes(), compute);
+  ASSERT_EQ(p.ranks.size(), static_cast<std::size_t>(dp * tp));
+  EXPECT_GT(p.step_seconds, 0.0);
+  for (const RankTimeline& r : p.ranks) {
+    SCOPED_TRACE(fmt::format("rank {}", r.rank));
+    const PhaseTimes& ph = r.phases;
+    EXPECT_NEAR(ph.update + ph.compute, r.compute_busy, 1e-12);
+    EXPECT_NEAR(ph.grad_sync + ph.tp_gather + ph.tp_scatter + ph.param_sync, r.comm_busy, 1e-12);
+    EXPECT_LE(r.exposed_comm, r.comm_busy + 1e-12);
+    EXPECT_GE(r.exposed_comm, -1e-12);
+    // Kernels, exposed communication and waiting tile the step exactly.
+    EXPECT_NEAR(r.compute_busy + r.exposed_comm + r.idle, p.step_seconds, 1e-9 * p.step_seconds);
+    EXPECT_LE(r.end, p.step_seconds);
+    EXPECT_LE(r.compute_end, p.straggler.compute_end);
+  }
+  EXPECT_EQ(p.straggler.rank, p.straggler_rank);
+  EXPECT_LE(p.optimizer_seconds, p.step_seconds + 1e-15);
+  EXPECT_GE(p.compute_imbalance, 1.0 - 1e-12);
+  // Deterministic: the same plan projects to the same numbers.
+  SyntheticCompute again(offset_);
+  EXPECT_EQ(projection_json(project(build(strategy, dp, tp), small_nodes(), again), true),
+            projection_json(p, true));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Plans, EveryStrategyTest,
+    ::testing::Combine(::testing::Values("canzona", "sc", "layerwise", "zero1", "asc"),
+                       ::testing::Values(std::pair{1, 2}, std::pair{2, 1}, std::pair{4, 1},
+                                         std::pair{2, 2}, std::pair{3, 2})),
+    [](const auto& param) {
+      return fmt::format("{}_dp{}_tp{}", std::get<0>(param.param), std::get<1>(param.param).first,
+                         std::get<1>(param.param).second);
+    });
+
+TEST_F(ProjectorTest, CanzonaBeatsRedundantComputeWhenComputeDominates) {
+  SyntheticCompute compute(offset_);
+  const Topology t = topology_preset("dgx-h100");
+  const Projection canzona = project(build("canzona", 4, 2), t, compute);
+  const Projection sc = project(build("sc", 4, 2), t, compute);
+  EXPECT_LT(canzona.step_seconds, sc.step_seconds);
+  EXPECT_LT(canzona.straggler.phases.compute, sc.straggler.phases.compute);
+  EXPECT_NEAR(sc.compute_imbalance, 1.0, 1e-12);  // everyone computes everything
+}
+
+TEST_F(ProjectorTest, GradSyncCostsWhatTheCollectiveModelSays) {
+  // DP-SC over 4 ranks in 2 nodes: every grad-sync collective is costed on its whole group.
+  const plan::StepPlan plan = build("sc", 4, 1);
+  const Topology t = small_nodes();
+  SyntheticCompute compute(offset_);
+  const Projection p = project(plan, t, compute);
+  std::vector<std::vector<plan::PlannedCollective>> per_rank;
+  for (int d = 0; d < 4; ++d) per_rank.push_back(plan::rank_collectives(plan, d, 0));
+  const GroupPlacement placement = place_group(std::vector<int>{0, 1, 2, 3}, t.gpus_per_node);
+  double expected = 0;
+  for (std::size_t i = 0; i < per_rank[0].size(); ++i) {
+    const plan::PlannedCollective& c = per_rank[0][i];
+    if (c.phase != plan::Phase::kGradSync) continue;
+    double bus = 0;
+    for (const auto& rank : per_rank) {
+      bus = std::max({bus, static_cast<double>(rank[i].bytes_sent),
+                      static_cast<double>(rank[i].bytes_received)});
+    }
+    expected += estimate_collective(t, collective_class_of(c.op), bus, placement).seconds;
+  }
+  ASSERT_GT(expected, 0.0);
+  for (const RankTimeline& r : p.ranks) EXPECT_NEAR(r.phases.grad_sync, expected, 1e-12);
+}
+
+TEST_F(ProjectorTest, UnevenCollectivesAreGroupedBroadcastsOrPaddedRings) {
+  // Canzona's cuts give uneven parts. Grouped: a broadcast of the whole array S; padded: the
+  // even collective on n × the largest part. Parts are recovered from the members' bytes.
+  const plan::StepPlan plan = build("canzona", 4, 1);
+  const Topology t = small_nodes();
+  SyntheticCompute compute(offset_);
+  ProjectionOptions padded_options;
+  padded_options.uneven = UnevenCollectives::kPadded;
+  const Projection grouped = project(plan, t, compute);
+  const Projection padded = project(plan, t, compute, padded_options);
+  EXPECT_EQ(grouped.uneven, UnevenCollectives::kGroupedRooted);
+  EXPECT_EQ(padded.uneven, UnevenCollectives::kPadded);
+
+  std::vector<std::vector<plan::PlannedCollective>> per_rank;
+  for (int d = 0; d < 4; ++d) per_rank.push_back(plan::rank_collectives(plan, d, 0));
+  const GroupPlacement placement = place_group(std::vector<int>{0, 1, 2, 3}, t.gpus_per_node);
+  double expect_grouped = 0, expect_padded = 0;
+  int uneven = 0;
+  for (std::size_t i = 0; i < per_rank[0].size(); ++i) {
+    const plan::PlannedCollective& c = per_rank[0][i];
+    if (c.phase != plan::Phase::kGradSync) continue;
+    ASSERT_EQ(c.op, "reduce_scatter");
+    double total = 0, largest = 0, smallest = 1e300;
+    for (const auto& rank : per_rank) {
+      const double part = static_cast<double>(rank[i].bytes_received) / 3;
+      total += part;
+      largest = std::max(largest, part);
+      smallest = std::min(smallest, part);
+    }
+    if (largest == smallest) {
+      const double even =
+          estimate_collective(t, CollectiveClass::kReduceScatter, 3 * largest, placement).seconds;
+      expect_grouped += even;
+      expect_padded += even;
+      continue;
+    }
+    ++uneven;
+    expect_grouped += estimate_collective(t, CollectiveClass::kBroadcast, total, placement).seconds;
+    expect_padded +=
+        estimate_collective(t, CollectiveClass::kReduceScatter, 3 * largest, placement).seconds;
+  }
+  EXPECT_GT(uneven, 0) << "the test needs at least one uneven bucket";
+  EXPECT_NEAR(grouped.ranks[0].phases.grad_sync, expect_grouped, 1e-12);
+  EXPECT_NEAR(padded.ranks[0].phases.grad_sync, expect_padded, 1e-12);
+  EXPECT_EQ(parse_uneven_collectives("padded"), UnevenCollectives::kPadded);
+  EXPECT_THROW(parse_uneven_collectives("sometimes"), ConfigError);
+}
+
+TEST_F(ProjectorTest, JsonIsLabelledAsAProjection) {
+  SyntheticCompute compute(offset_);
+  const nlohmann::json j = projection_json(project(build("canzona", 2, 2), small_nodes(), compute));
+  EXPECT_EQ(j["projection"], true);
+  EXPECT_EQ(j["topology"], "small-nodes");
+  EXPECT_EQ(j["strategy"], "canzona");
+  EXPECT_EQ(j["uneven_collectives"], "grouped");
+  for (const char* phase : phase_names()) EXPECT_TRUE(j["phases"].contains(phase)) << phase;
+  EXPECT_TRUE(j["phases"].contains("exposed_comm"));
+  EXPECT_FALSE(j.contains("ranks"));
+}
+
+}  // namespace
+}  // namespace canzona::sim
