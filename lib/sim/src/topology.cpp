@@ -30,7 +30,7 @@ std::string lower(std::string_view text) {
 
 BusBandwidth uniform(double gbps) { return {gbps, gbps, gbps, gbps, gbps}; }
 
-// Constants: /work/shared/research/qwen3-and-hardware.md §2 (DGX H100/H200 NVLink 4 + NVSwitch,
+// Constants: vendor DGX specifications (DGX H100/H200 NVLink 4 + NVSwitch,
 // 8 × 400 Gb/s NDR per node; DGX A100 NVLink 3, 8 × 200 Gb/s HDR). Latencies follow NCCL's
 // tuning model (LL/LL128 step latencies; base ≈ Simple/LL128 launch cost).
 LinkLevel hopper_nvlink() {
