@@ -10,12 +10,6 @@ namespace {
 
 constexpr comm::DataType kFp32 = comm::DataType::kFloat32;
 
-std::vector<std::size_t> slice_counts(const plan::BucketCuts& cuts, int ranks) {
-  std::vector<std::size_t> counts(static_cast<std::size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) counts[static_cast<std::size_t>(r)] = cuts.slice(r);
-  return counts;
-}
-
 }  // namespace
 
 DpSync::DpSync(StepContext& ctx) : ctx_(ctx) {
@@ -38,7 +32,7 @@ void DpSync::add_grad_ops(const plan::BufferPlan& bp) {
     op.bucket = grads + bucket.start;
     if (bp.grad_sync == plan::GradSync::kReduceScatter) {
       const plan::BucketCuts& cuts = bp.partition.buckets[k];
-      op.counts = slice_counts(cuts, ctx_.plan.dp());
+      op.counts = cuts.counts();
       op.keep = grads + cuts.pos[static_cast<std::size_t>(ctx_.dp_rank)];
       op.keep_count = cuts.slice(ctx_.dp_rank);
     } else {
@@ -54,14 +48,13 @@ void DpSync::add_grad_ops(const plan::BufferPlan& bp) {
 void DpSync::add_param_ops(const plan::BufferPlan& bp) {
   const layout::Buffer& buffer = ctx_.plan.layout.buffers[bp.buffer];
   float* params = ctx_.params[bp.buffer];
-  const int dp = ctx_.plan.dp();
   if (bp.param_sync == plan::ParamSync::kAllGather) {
     for (std::size_t k = 0; k < buffer.buckets.size(); ++k) {
       const plan::BucketCuts& cuts = bp.partition.buckets[k];
       ParamOp op;
       op.recv = params + buffer.buckets[k].start;
       op.send = params + cuts.pos[static_cast<std::size_t>(ctx_.dp_rank)];
-      op.counts = slice_counts(cuts, dp);
+      op.counts = cuts.counts();
       param_ops_.push_back(std::move(op));
     }
     return;
@@ -69,13 +62,7 @@ void DpSync::add_param_ops(const plan::BufferPlan& bp) {
   if (bp.param_sync != plan::ParamSync::kAllGatherOwned) return;  // kNone: nothing moves
   // Layer-wise: every rank's owned entries, packed rank-major in buffer entry order.
   ParamOp op;
-  op.counts.assign(static_cast<std::size_t>(dp), 0);
-  for (std::size_t e = 0; e < buffer.entries.size(); ++e) {
-    if (bp.owner[e] >= 0) {
-      op.counts[static_cast<std::size_t>(bp.owner[e])] +=
-          static_cast<std::size_t>(buffer.entries[e].numel());
-    }
-  }
+  op.counts = plan::owned_counts(ctx_.plan, bp);
   std::vector<std::size_t> offset(op.counts.size(), 0);
   std::exclusive_scan(op.counts.begin(), op.counts.end(), offset.begin(), std::size_t{0});
   const std::size_t total = offset.back() + op.counts.back();

@@ -5,6 +5,8 @@
 // atomicity check the executor runs on their output.
 #include "canzona/plan/dp_partition.hpp"
 
+#include "canzona/plan/metrics.hpp"
+
 #include <canzona/core/error.hpp>
 
 #include <fmt/format.h>
@@ -202,6 +204,14 @@ bool BucketCuts::even() const {
   return true;
 }
 
+std::vector<std::size_t> BucketCuts::counts() const {
+  std::vector<std::size_t> out(pos.size() - 1);
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    out[r] = static_cast<std::size_t>(pos[r + 1] - pos[r]);
+  }
+  return out;
+}
+
 DpPartition even_partition(const layout::Buffer& buffer) {
   check_buffer(buffer);
   const int ranks = buffer.dp;
@@ -376,11 +386,7 @@ double owner_imbalance(const DpPartition& partition, std::span<const double> cos
       load[r] += costs[e];
     }
   }
-  const double total = std::accumulate(load.begin(), load.end(), 0.0);
-  if (!(total > 0.0)) {
-    return 1.0;
-  }
-  return *std::max_element(load.begin(), load.end()) / (total / ranks);
+  return max_over_mean(load);
 }
 
 }  // namespace canzona::plan

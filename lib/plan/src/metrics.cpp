@@ -20,12 +20,19 @@ void finish(PartitionMetrics& m, double largest_item) {
   const double total = std::accumulate(m.rank_cost.begin(), m.rank_cost.end(), 0.0);
   const double makespan =
       m.rank_cost.empty() ? 0.0 : *std::max_element(m.rank_cost.begin(), m.rank_cost.end());
-  m.imbalance = total > 0.0 ? makespan / (total / ranks) : 1.0;
+  m.imbalance = max_over_mean(m.rank_cost);
   m.lower_bound = std::max(total / ranks, largest_item);
   m.makespan_over_lower_bound = m.lower_bound > 0.0 ? makespan / m.lower_bound : 1.0;
 }
 
 }  // namespace
+
+double max_over_mean(std::span<const double> loads) {
+  const double total = std::accumulate(loads.begin(), loads.end(), 0.0);
+  if (!(total > 0.0)) return 1.0;
+  return *std::max_element(loads.begin(), loads.end()) /
+         (total / static_cast<double>(loads.size()));
+}
 
 PartitionMetrics partition_metrics(const layout::Buffer& buffer, const DpPartition& partition,
                                    std::span<const double> costs, int dp) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "canzona/plan/metrics.hpp"
 #include "canzona/plan/step_plan.hpp"
 
 namespace canzona::plan {
@@ -38,13 +39,6 @@ void add_bytes(const StepPlan& plan, RankLoad& load) {
     load.bytes_sent[phase] += c.bytes_sent;
     load.bytes_received[phase] += c.bytes_received;
   }
-}
-
-double max_over_mean(const std::vector<double>& values) {
-  const double total = std::accumulate(values.begin(), values.end(), 0.0);
-  if (total <= 0) return 1;
-  const double mean = total / static_cast<double>(values.size());
-  return *std::max_element(values.begin(), values.end()) / mean;
 }
 
 }  // namespace

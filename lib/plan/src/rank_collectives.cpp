@@ -45,13 +45,6 @@ class CollectiveList {
   std::vector<PlannedCollective> out_;
 };
 
-Counts slice_counts(const BucketCuts& cuts, int ranks) {
-  Counts counts(static_cast<std::size_t>(ranks));
-  for (int r = 0; r < ranks; ++r)
-    counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(cuts.slice(r));
-  return counts;
-}
-
 std::size_t local_numel(const MatrixPlan& m) {
   return static_cast<std::size_t>(m.local.rows * m.local.cols);
 }
@@ -70,7 +63,7 @@ void add_grad_sync(const StepPlan& plan, CollectiveList& list) {
       const int rank = list.rank(Group::kDp);
       PlannedCollective* c = nullptr;
       if (bp.grad_sync == GradSync::kReduceScatter) {
-        const Counts counts = slice_counts(bp.partition.buckets[k], plan.dp());
+        const Counts counts = bp.partition.buckets[k].counts();
         c = &list.add(Phase::kGradSync, Group::kDp, comm::CollectiveOp::kReduceScatter, -1,
                       comm::reduce_scatter_volume(counts, rank));
       } else {
@@ -90,7 +83,7 @@ void add_param_sync(const StepPlan& plan, CollectiveList& list) {
     const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
     if (bp.param_sync == ParamSync::kAllGather) {
       for (std::size_t k = 0; k < buffer.buckets.size(); ++k) {
-        const Counts counts = slice_counts(bp.partition.buckets[k], plan.dp());
+        const Counts counts = bp.partition.buckets[k].counts();
         PlannedCollective& c =
             list.add(Phase::kParamSync, Group::kDp, comm::CollectiveOp::kAllGather, -1,
                      comm::all_gather_volume(counts, rank));

@@ -7,6 +7,7 @@
 
 #include <canzona/layout/zero1.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -25,6 +26,8 @@ struct BucketCuts {
   bool even() const;
   /// Length of rank r's slice.
   std::int64_t slice(int rank) const { return pos[rank + 1] - pos[rank]; }
+  /// Every rank's slice length: the per-rank counts of the bucket's RS-v / AG-v.
+  std::vector<std::size_t> counts() const;
 };
 
 /// A DP partition of one buffer: the cuts of every bucket and who owns each entry.

@@ -28,6 +28,10 @@ struct PartitionMetrics {
   std::int64_t max_slice_elements = 0;
 };
 
+/// max / mean of `loads`: the imbalance every plan metric reports; 1 when the total is zero (or
+/// `loads` is empty).
+double max_over_mean(std::span<const double> loads);
+
 /// Metrics of a DP partition of `buffer` over dp ranks; costs has one value per entry (e.g.
 /// entry_costs). An entry with owner -1 (cut apart by even_partition: stepped element-wise by
 /// every rank holding a piece) contributes to each rank in proportion to the elements of it that
