@@ -172,6 +172,9 @@ TEST(SoapReferenceTest, ArgsortDescendingKeepsTiesInIndexOrder) {
 // Ĝ = 0), M_t = (1 − β1^t)·G, V_t = (1 − β2^t)·Ĝ², so with bias correction
 //     N_t = U·diag(s / (s + eps/sqrt(1 − β2^t)))·Vᵀ
 // whatever the signs or the null-space basis; then p ← (p − lr·N)·(1 − lr·wd).
+// The element-wise division turns the eigenbasis' rounding error in Ĝ's off-diagonal entries
+// (about u·‖G‖²/gap ≈ 1e-13 here) into an error of that size divided by eps_t, so eps = 1e-3
+// keeps the closed form exact to ~1e-10 while s/(s + eps_t) still differs from 1 by up to 4 %.
 TEST(SoapReferenceTest, ConstantGradientIsRotatedAdamInClosedForm) {
   SCOPED_TRACE(seed_message());
   auto rng = make_rng(404);
@@ -185,7 +188,7 @@ TEST(SoapReferenceTest, ConstantGradientIsRotatedAdamInClosedForm) {
     o.weight_decay = 0.1;
     o.beta1 = 0.9;
     o.beta2 = 0.95;
-    o.eps = 1e-6;
+    o.eps = 1e-3;
     o.precondition_frequency = 2;  // refreshes on t = 2, 4 must not disturb the basis
     SoapReference soap(o);
     Matrix p = random_matrix(shape.rows, shape.cols, rng);
