@@ -94,6 +94,7 @@ void bm_step_plan(benchmark::State& state, const LayoutCase& c, std::string_view
     }
     const plan::PlanMetrics metrics = plan::plan_metrics(result);
     state.counters["imbalance"] = metrics.imbalance;
+    state.counters["imbalance_floor"] = metrics.imbalance_floor;
     state.counters["makespan_over_lower_bound"] = metrics.max_over_lower_bound;
     state.counters["max_rank_gflop"] = metrics.max_cost / 1e9;
     std::string method;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -242,28 +243,14 @@ DpPartition static_partition(const layout::Buffer& buffer) {
   DpPartition plan;
   plan.method = "static";
   plan.owner.assign(buffer.entries.size(), -1);
-  std::vector<std::int64_t> last_end(ranks);
   for (const auto& bucket : buffer.buckets) {
     const std::int64_t s = shard_size(bucket, ranks);
-    std::fill(last_end.begin(), last_end.end(), -1);
+    // Owners ascend with the entries (their starts do), as cuts_from_owners requires.
     for (std::size_t e = bucket.first_entry; e <= bucket.last_entry; ++e) {
-      const auto& entry = buffer.entries[e];
-      const auto r =
-          static_cast<int>(std::min<std::int64_t>(ranks - 1, (entry.start - bucket.start) / s));
-      plan.owner[e] = r;
-      last_end[r] = entry.end;  // entries ascend, so the last one seen ends last
+      plan.owner[e] = static_cast<int>(
+          std::min<std::int64_t>(ranks - 1, (buffer.entries[e].start - bucket.start) / s));
     }
-    BucketCuts cuts;
-    cuts.bucket = bucket.index;
-    cuts.pos.resize(static_cast<std::size_t>(ranks) + 1);
-    cuts.pos[0] = bucket.start;
-    for (int r = 0; r + 1 < ranks; ++r) {
-      // Owners ascend with the entries (their starts do), so last_end[r] >= pos[r]; an empty
-      // rank repeats the previous cut.
-      cuts.pos[r + 1] = last_end[r] >= 0 ? last_end[r] : cuts.pos[r];
-    }
-    cuts.pos[ranks] = bucket.end;
-    plan.buckets.push_back(std::move(cuts));
+    plan.buckets.push_back(BucketCuts{bucket.index, cuts_from_owners(buffer, bucket, plan.owner)});
   }
   return plan;
 }
@@ -304,10 +291,24 @@ DpPartition alpha_balanced_partition(const layout::Buffer& buffer, double alpha,
       imbalance = by_cost_imbalance;
     }
   }
+  if (balance == BalanceUnit::kCost && alpha == 1.0) {
+    // Balance alone is asked for: improve the greedy's proposal, and an LPT-built one, by
+    // refine_partition, and keep the best of all.
+    std::array<DpPartition, 2> proposals = {
+        refine_partition(buffer, plan, costs),
+        refine_partition(buffer, ordered_lpt_partition(buffer, costs), costs)};
+    for (DpPartition& refined : proposals) {
+      const double refined_imbalance = owner_imbalance(refined, costs, buffer.dp);
+      if (refined_imbalance < imbalance) {
+        plan = std::move(refined);
+        imbalance = refined_imbalance;
+      }
+    }
+  }
   DpPartition fallback = static_partition(buffer);
   // Strictly better or nothing: on a tie the simpler Eq.(1) plan wins, as in the reference.
   if (imbalance < owner_imbalance(fallback, costs, buffer.dp)) {
-    plan.method = "alpha_balanced";
+    plan.method = plan.method == "refined" ? "alpha_balanced_refined" : "alpha_balanced";
     return plan;
   }
   return fallback;

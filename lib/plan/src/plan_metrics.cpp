@@ -84,6 +84,9 @@ PlanMetrics plan_metrics(const StepPlan& plan) {
   metrics.lower_bound = std::max(total / static_cast<double>(dp * tp), largest);
   metrics.max_over_lower_bound =
       metrics.lower_bound > 0 ? metrics.max_cost / metrics.lower_bound : 1;
+  const double mean_cost =
+      cost.empty() ? 0 : std::accumulate(cost.begin(), cost.end(), 0.0) / cost.size();
+  metrics.imbalance_floor = mean_cost > 0 ? std::max(1.0, largest / mean_cost) : 1;
   return metrics;
 }
 

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <span>
@@ -198,6 +199,15 @@ void expect_partition_properties(const layout::Buffer& buffer, std::span<const d
     expect_valid(buffer, by_cost);
     expect_valid(buffer, alpha_greedy_partition(buffer, alpha, cost));
     EXPECT_LE(owner_imbalance(by_cost, cost, buffer.dp), owner_imbalance(chosen, cost, buffer.dp));
+    // The refinement and the ordered LPT keep atomicity; refining never raises the maximum.
+    const auto lpt = ordered_lpt_partition(buffer, cost);
+    expect_valid(buffer, lpt);
+    for (const DpPartition* start : {&greedy, &fixed, &lpt}) {
+      const auto refined = refine_partition(buffer, *start, cost);
+      expect_valid(buffer, refined);
+      EXPECT_LE(owner_imbalance(refined, cost, buffer.dp),
+                owner_imbalance(*start, cost, buffer.dp));
+    }
   }
 
   // alpha = 0: each cut is the boundary nearest to its even position, so within half the largest
@@ -226,6 +236,105 @@ TEST(DpPartitionTest, CostUnitsBalanceWhatElementsCannot) {
   EXPECT_DOUBLE_EQ(owner_imbalance(cost, costs, 2), 1.0);
   EXPECT_EQ(cost.owner, (std::vector<int>{0, 1, 1, 1}));
   EXPECT_EQ(cost.buckets[0].pos, (std::vector<std::int64_t>{0, 64, 256}));
+}
+
+// Σ_r (base[r] + run_r)² of a deal.
+double squares_of_deal(const std::vector<double>& base, const std::vector<double>& costs,
+                       const std::vector<int>& owner) {
+  std::vector<double> load = base;
+  for (std::size_t i = 0; i < costs.size(); ++i) load[owner[i]] += costs[i];
+  return std::inner_product(load.begin(), load.end(), load.begin(), 0.0);
+}
+
+// The best over every non-decreasing owner sequence, by enumeration.
+double brute_force_squares(const std::vector<double>& base, const std::vector<double>& costs) {
+  const int ranks = static_cast<int>(base.size());
+  double best = std::numeric_limits<double>::infinity();
+  std::vector<int> owner(costs.size(), 0);
+  while (true) {
+    best = std::min(best, squares_of_deal(base, costs, owner));
+    // Next non-decreasing sequence: bump the last position that can grow, reset the rest to it.
+    std::size_t i = costs.size();
+    while (i > 0 && owner[i - 1] == ranks - 1) --i;
+    if (i == 0) return best;
+    ++owner[i - 1];
+    std::fill(owner.begin() + static_cast<std::ptrdiff_t>(i), owner.end(), owner[i - 1]);
+  }
+}
+
+TEST(DpPartitionTest, BucketDealIsTheExactSumOfSquaresOptimum) {
+  const std::uint64_t seed = canzona::testing::test_seed();
+  SCOPED_TRACE(fmt::format("seed {} (CANZONA_TEST_SEED reproduces it)", seed));
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> ranks_dist(1, 5);
+  std::uniform_int_distribution<int> entries_dist(0, 8);
+  std::uniform_real_distribution<double> cost_dist(0.0, 10.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> base(ranks_dist(rng));
+    for (double& b : base) b = trial % 2 == 0 ? 0.0 : cost_dist(rng);
+    std::vector<double> costs(entries_dist(rng));
+    for (double& c : costs) c = cost_dist(rng);
+    SCOPED_TRACE(fmt::format("trial {}: {} ranks, {} entries", trial, base.size(), costs.size()));
+    const std::vector<int> owner = deal_minimising_squares(base, costs);
+    ASSERT_EQ(owner.size(), costs.size());
+    for (std::size_t i = 0; i < owner.size(); ++i) {
+      ASSERT_GE(owner[i], i == 0 ? 0 : owner[i - 1]) << "owners must not decrease";
+      ASSERT_LT(owner[i], static_cast<int>(base.size()));
+    }
+    EXPECT_NEAR(squares_of_deal(base, costs, owner), brute_force_squares(base, costs),
+                1e-9 * (1.0 + brute_force_squares(base, costs)));
+  }
+}
+
+TEST(DpPartitionTest, EjectionChainsFindWhatSingleBucketDealsCannot) {
+  // Two ranks, two buckets, each [4 | 3]: loads 8 and 6. Re-dealing either bucket alone cannot
+  // help (its 4 may only move right together with its 3: 4 | 10 or 11 | 3), but handing bucket
+  // 0's 4 to rank 1 and bucket 1's 3 to rank 0 gives 7 | 7.
+  const auto buffer = make_buffer(2, {{64, 64}, {64, 64}}, layout::kParamAlignment,
+                                  layout::bucket_alignment(2, false));
+  const std::vector<double> costs = {4, 3, 4, 3};
+  DpPartition start = static_partition(buffer);
+  start.owner = {0, 1, 0, 1};
+  for (std::size_t b = 0; b < 2; ++b) {
+    start.buckets[b].pos = cuts_from_owners(buffer, buffer.buckets[b], start.owner);
+  }
+  ASSERT_NO_THROW(check_partition(buffer, start));
+  ASSERT_DOUBLE_EQ(owner_imbalance(start, costs, 2), 8.0 / 7.0);
+  const auto refined = refine_partition(buffer, start, costs);
+  EXPECT_DOUBLE_EQ(owner_imbalance(refined, costs, 2), 1.0);
+  EXPECT_EQ(refined.owner, (std::vector<int>{1, 1, 0, 0}));
+  EXPECT_EQ(refined.method, "refined");
+}
+
+TEST(DpPartitionTest, CutsFromOwnersRejectDecreasingOwners) {
+  const auto buffer =
+      make_buffer(2, {{64, 64}}, layout::kParamAlignment, layout::bucket_alignment(2, false));
+  EXPECT_EQ(cuts_from_owners(buffer, buffer.buckets[0], std::vector<int>{0, 1}),
+            (std::vector<std::int64_t>{0, 64, buffer.buckets[0].end}));
+  EXPECT_EQ(cuts_from_owners(buffer, buffer.buckets[0], std::vector<int>{1, 1}),
+            (std::vector<std::int64_t>{0, 0, buffer.buckets[0].end}));
+  EXPECT_THROW(cuts_from_owners(buffer, buffer.buckets[0], std::vector<int>{1, 0}), Error);
+  EXPECT_THROW(cuts_from_owners(buffer, buffer.buckets[0], std::vector<int>{0, 2}), Error);
+}
+
+// DESIGN §5: FLOP imbalance <= 1.05 where the lower bound allows. The whole-tensor floor is 1 for
+// these (no matrix exceeds a rank's mean), and the refined plan reaches it at dp 8 and 16 (measured
+// <= 1.011); dp 32/64 (1.03–1.23) are reported by the planner suite, not asserted.
+TEST(DpPartitionTest, FlopBalancedPlansMeetTheTargetAtDp8And16) {
+  optim::OptimizerSpec muon;
+  for (const char* name : {"Qwen3-8B", "Qwen3-14B", "Qwen3-32B"}) {
+    for (const int dp : {8, 16}) {
+      layout::Zero1Options options;
+      options.bucket_size = 400'000'000;
+      const auto zero1 = layout::build_zero1_layout(model::find_model(name), {dp, 4, 8}, options);
+      const auto& buffer = zero1.buffers.front();
+      const auto flops = entry_costs(zero1, buffer, CostKind::kFlops, muon);
+      const auto plan = alpha_balanced_partition(buffer, 1.0, flops, BalanceUnit::kCost);
+      SCOPED_TRACE(fmt::format("{} dp {}", name, dp));
+      EXPECT_LE(owner_imbalance(plan, flops, dp), 1.05);
+      EXPECT_EQ(plan.method, "alpha_balanced_refined");
+    }
+  }
 }
 
 TEST(DpPartitionTest, RandomTinyBuffersSatisfyEveryProperty) {

@@ -37,7 +37,9 @@ struct DpPartition {
   /// -1 when the entry is cut across ranks (only even_partition produces -1).
   std::vector<int> owner;
   /// The planner that produced it: "even", "static" (Eq.(1), also the alpha-balanced fallback),
-  /// "alpha_balanced" (the greedy, accepted) or "alpha_greedy" (alpha_greedy_partition).
+  /// "alpha_balanced" (the greedy, accepted), "alpha_balanced_refined" (the greedy improved by
+  /// refine_partition, accepted), "alpha_greedy" (alpha_greedy_partition) or "refined"
+  /// (refine_partition).
   std::string method;
 };
 
@@ -61,7 +63,9 @@ enum class BalanceUnit {
   kElements,  ///< slice elements, padding included: the paper's §3.3 greedy, exactly
   /// Additionally run the greedy in cost units (cumulative entry cost at each boundary, padding
   /// free) and keep whichever of the two balances the cost better. Needed when the cost is not
-  /// proportional to size (FLOPs of Newton–Schulz grow like rows·cols·min(rows, cols)).
+  /// proportional to size (FLOPs of Newton–Schulz grow like rows·cols·min(rows, cols)). At
+  /// alpha = 1 (balance only, no communication term) that proposal and ordered_lpt_partition's
+  /// are both improved by refine_partition, and the lowest max/mean cost of the three wins.
   kCost,
 };
 
@@ -90,6 +94,42 @@ DpPartition alpha_balanced_partition(const layout::Buffer& buffer, double alpha,
 /// ConfigError when alpha ∉ [0, 1] or the weights are malformed.
 DpPartition alpha_greedy_partition(const layout::Buffer& buffer, double alpha,
                                    std::span<const double> weights = {});
+
+/// Improves a whole-tensor partition's cost balance without touching atomicity: block coordinate
+/// descent on Σ_r load_r² (cost units), each pass re-dealing every bucket (biggest first) exactly
+/// — the entries of a bucket go to ranks in rank order, each rank a contiguous run, chosen by a
+/// dynamic program to minimise the sum of squares given the other buckets' loads — until a pass
+/// no longer lowers it; then ejection chains from the busiest rank (it hands an entry to B, B
+/// hands one of another bucket to C or back, every rank involved ending below the old maximum),
+/// which no single-bucket re-deal can find; repeated for up to `max_passes` rounds. Squares
+/// rather than the maximum because they also even out the ranks below the maximum, which is what
+/// lets the next bucket lower it. Returns the plan with the lowest maximum seen (`start` itself
+/// when nothing beats it), method = "refined". Throws like check_partition on a broken `start`
+/// and ConfigError when costs.size() != buffer.entries.size().
+DpPartition refine_partition(const layout::Buffer& buffer, const DpPartition& start,
+                             std::span<const double> costs, int max_passes = 16);
+
+/// The deal of one bucket's entries (`costs`, in buffer order) to base.size() ranks in rank order,
+/// each rank a contiguous run (possibly empty), that minimises Σ_r (base[r] + cost of r's run)²:
+/// the owner of every entry. Exact, O(ranks · k log k) for k entries (the run costs form a Monge
+/// matrix, so each rank's row of the dynamic program is solved by divide and conquer); ties go
+/// to the earlier split.
+std::vector<int> deal_minimising_squares(std::span<const double> base,
+                                         std::span<const double> costs);
+
+/// LPT under the atomicity constraint: entries in descending cost, each to the least loaded rank
+/// that keeps its bucket's owners non-decreasing given the entries already placed (ties: the
+/// rank at the entry's relative position between its placed neighbours). method =
+/// "ordered_lpt". ConfigError when costs.size() != buffer.entries.size().
+DpPartition ordered_lpt_partition(const layout::Buffer& buffer, std::span<const double> costs);
+
+/// The cuts of `bucket` that give each entry to owner[entry]: cut r+1 is the end of the last
+/// entry owned by ranks <= r (the previous cut when rank r owns none), so alignment gaps and
+/// the bucket's tail padding go to the next slice. Error unless the bucket's owners are ranks in
+/// [0, buffer.dp) that never decrease along the bucket.
+std::vector<std::int64_t> cuts_from_owners(const layout::Buffer& buffer,
+                                           const layout::Bucket& bucket,
+                                           std::span<const int> owner);
 
 /// Checks the atomicity invariant (DESIGN §3) of a whole-tensor partition and throws
 /// canzona::Error naming the bucket / entry when: the bucket count or a cut vector's size is

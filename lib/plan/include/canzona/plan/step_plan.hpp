@@ -270,6 +270,9 @@ struct PlanMetrics {
   double lower_bound = 0;
   double max_cost = 0;  ///< busiest rank's matrix cost
   double max_over_lower_bound = 1;
+  /// max(1, largest single fragment cost / mean rank cost): the lowest imbalance any placement
+  /// of this plan's work items could reach, for judging `imbalance` where one matrix dominates.
+  double imbalance_floor = 1;
   double flops_imbalance = 1;  ///< the same imbalance measured in FLOPs
 };
 
