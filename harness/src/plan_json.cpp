@@ -198,6 +198,7 @@ Json plan_json(const PlanReport& report) {
       {"lower_bound", m.lower_bound},
       {"max_cost", m.max_cost},
       {"max_over_lower_bound", m.max_over_lower_bound},
+      {"imbalance_floor", m.imbalance_floor},
       {"flops_imbalance", m.flops_imbalance},
       {"plan_hash", hash_hex(report.hash)},
       {"planning_ms", report.planning_ms},

@@ -104,6 +104,8 @@ void print_summary(Out it, const PlanReport& report) {
                  m.max_cost / unit.scale, u, busiest, busiest / static_cast<std::size_t>(tp),
                  busiest % static_cast<std::size_t>(tp));
   fmt::format_to(it, "  {:<18} {:>12.4f}\n", "max / lower bound", m.max_over_lower_bound);
+  fmt::format_to(it, "  {:<18} {:>12.4f}  max(1, largest fragment / mean rank cost)\n",
+                 "imbalance floor", m.imbalance_floor);
   fmt::format_to(it, "  {:<18} {:>12.4f}  max / mean FLOPs\n", "flops imbalance",
                  m.flops_imbalance);
   fmt::format_to(it, "  {:<18} {:>12}  MiB on the fullest rank (matrix states + AdamW slices)\n",

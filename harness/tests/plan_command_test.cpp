@@ -112,6 +112,7 @@ TEST(PlanCommandTest, JsonCarriesMetricsRanksCollectivesBucketsAndOwners) {
                                              "lower_bound",
                                              "max_cost",
                                              "max_over_lower_bound",
+                                             "imbalance_floor",
                                              "flops_imbalance",
                                              "plan_hash",
                                              "planning_ms",
@@ -124,6 +125,10 @@ TEST(PlanCommandTest, JsonCarriesMetricsRanksCollectivesBucketsAndOwners) {
   EXPECT_EQ(keys, expected);
 
   EXPECT_GE(doc.at("imbalance").get<double>(), 1.0);
+  // No placement beats the floor; the floor itself is at least 1.
+  EXPECT_GE(doc.at("imbalance_floor").get<double>(), 1.0);
+  EXPECT_LE(doc.at("imbalance_floor").get<double>(),
+            doc.at("imbalance").get<double>() * (1 + 1e-12));
   EXPECT_GT(doc.at("lower_bound").get<double>(), 0.0);
   EXPECT_LE(doc.at("lower_bound").get<double>(), doc.at("max_cost").get<double>() * (1 + 1e-12));
   EXPECT_EQ(doc.at("options").at("dp_strategy"), "canzona");
