@@ -5,6 +5,7 @@
 #include "canzona/baselines/layerwise.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/plan/cost.hpp>
 
 #include <fmt/format.h>
 
@@ -85,8 +86,7 @@ std::vector<int> layerwise_assignment(std::span<const std::int64_t> numels,
       break;
     }
     case LayerwiseMode::kLpt: {
-      std::stable_sort(order.begin(), order.end(),
-                       [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
+      order = plan::largest_first(costs);
       // Min-heap on (load, rank): the pair order breaks load ties toward the lower rank.
       using Slot = std::pair<double, int>;
       std::priority_queue<Slot, std::vector<Slot>, std::greater<>> heap;

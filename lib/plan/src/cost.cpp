@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <numeric>
 
 namespace canzona::plan {
 namespace {
@@ -79,6 +81,14 @@ std::vector<double> entry_costs(const layout::Zero1Layout& layout, const layout:
     costs.push_back(optim::step_cost(spec, shape[0], shape[1]).mean_flops());
   }
   return costs;
+}
+
+std::vector<std::size_t> largest_first(std::span<const double> costs) {
+  std::vector<std::size_t> order(costs.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
+  return order;
 }
 
 }  // namespace canzona::plan

@@ -5,6 +5,7 @@
 // atomicity check the executor runs on their output.
 #include "canzona/plan/dp_partition.hpp"
 
+#include "canzona/plan/cost.hpp"
 #include "canzona/plan/metrics.hpp"
 
 #include <canzona/core/error.hpp>
@@ -122,18 +123,15 @@ DpPartition greedy_partition(const layout::Buffer& buffer, double alpha,
 
   std::vector<std::vector<std::int64_t>> cands(buffer.buckets.size());
   std::vector<std::vector<double>> coords(buffer.buckets.size());
-  double total = 0;
+  std::vector<double> bucket_size(buffer.buckets.size());
   for (std::size_t b = 0; b < buffer.buckets.size(); ++b) {
     cands[b] = candidate_boundaries(buffer, buffer.buckets[b]);
     coords[b] = boundary_coordinates(buffer, buffer.buckets[b], cands[b], weights);
-    total += coords[b].back();
+    bucket_size[b] = coords[b].back();
   }
+  const double total = std::accumulate(bucket_size.begin(), bucket_size.end(), 0.0);
   // "LPT over buckets": the biggest buckets are placed first, while every rank still has room.
-  std::vector<std::size_t> order(buffer.buckets.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return coords[a].back() > coords[b].back();
-  });
+  const std::vector<std::size_t> order = largest_first(bucket_size);
 
   const double target = total / ranks;
   // Every rank has reached the target when the deficits sum to (almost) nothing: 1e-9 elements,

@@ -5,6 +5,7 @@
 // of squared rank loads, one bucket at a time, each bucket re-cut exactly.
 #include "canzona/plan/dp_partition.hpp"
 
+#include "canzona/plan/cost.hpp"
 #include "canzona/plan/metrics.hpp"
 
 #include <canzona/core/error.hpp>
@@ -34,7 +35,7 @@ class BucketDealer {
       : base_(base),
         prefix_(std::move(prefix)),
         items_(prefix_.size() - 1),
-        split_(base.size(), std::vector<std::size_t>(items_ + 1, 0)) {}
+        split_(base.size() * (items_ + 1), 0) {}
 
   // Owner (rank) of every item.
   std::vector<int> deal() {
@@ -49,7 +50,7 @@ class BucketDealer {
     std::vector<int> owner(items_);
     std::size_t i = items_;
     for (int r = ranks - 1; r >= 0; --r) {
-      const std::size_t j = split_[r][i];
+      const std::size_t j = split(r, i);
       for (std::size_t item = j; item < i; ++item) {
         owner[item] = r;
       }
@@ -81,7 +82,7 @@ class BucketDealer {
       }
     }
     current[mid] = best;
-    split_[r][mid] = best_j;
+    split(r, mid) = best_j;
     if (mid > lo) {
       solve_row(r, previous, current, lo, mid - 1, split_lo, best_j);
     }
@@ -91,7 +92,11 @@ class BucketDealer {
   std::span<const double> base_;
   std::vector<double> prefix_;
   std::size_t items_;
-  std::vector<std::vector<std::size_t>> split_;  // [rank][items dealt to ranks <= rank]
+  // split(r, i): where rank r's run starts when ranks <= r hold the first i items.
+  std::size_t& split(int r, std::size_t i) {
+    return split_[static_cast<std::size_t>(r) * (items_ + 1) + i];
+  }
+  std::vector<std::size_t> split_;
 };
 
 double sum_of_squares(const std::vector<double>& load) {
@@ -112,11 +117,7 @@ class Refiner {
       load_[plan.owner[e]] += cost_[e];
       bucket_cost[static_cast<std::size_t>(buffer.entries[e].bucket)] += cost_[e];
     }
-    // The biggest buckets move first, as in the greedy.
-    order_.resize(buffer.buckets.size());
-    std::iota(order_.begin(), order_.end(), std::size_t{0});
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](std::size_t a, std::size_t b) { return bucket_cost[a] > bucket_cost[b]; });
+    order_ = largest_first(bucket_cost);  // the biggest buckets move first, as in the greedy
   }
 
   // Re-deals every bucket optimally given the others until a pass no longer lowers Σ load².
@@ -257,12 +258,8 @@ DpPartition ordered_lpt_partition(const layout::Buffer& buffer, std::span<const 
   DpPartition plan;
   plan.method = "ordered_lpt";
   plan.owner.assign(buffer.entries.size(), -1);
-  std::vector<std::size_t> order(buffer.entries.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
   std::vector<double> load(ranks, 0.0);
-  for (const std::size_t e : order) {
+  for (const std::size_t e : largest_first(costs)) {
     const auto& bucket = buffer.buckets[static_cast<std::size_t>(buffer.entries[e].bucket)];
     // The nearest placed neighbours in the bucket bound the ranks that keep it monotone.
     std::size_t before = e;

@@ -4,6 +4,8 @@
 // Micro-group formation modes no / single / slot / global of paper-spec §4.3.
 #include "canzona/plan/micro_groups.hpp"
 
+#include "canzona/plan/cost.hpp"
+
 #include <canzona/core/error.hpp>
 
 #include <fmt/format.h>
@@ -80,13 +82,12 @@ void validate(const std::vector<MicroGroupItem>& items, int tp, std::int64_t cap
   }
 }
 
-// Positions 0..n-1 stably sorted by cost descending: equal costs keep model order.
+// Positions 0..n-1 by cost, largest first: equal costs keep model order.
 std::vector<std::size_t> by_cost_desc_stable(const std::vector<MicroGroupItem>& items) {
-  std::vector<std::size_t> order(items.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return items[a].cost > items[b].cost; });
-  return order;
+  std::vector<double> costs(items.size());
+  std::transform(items.begin(), items.end(), costs.begin(),
+                 [](const MicroGroupItem& item) { return item.cost; });
+  return largest_first(costs);
 }
 
 // kNo / kSingle: consecutive chunks of tp items, i-th item of a chunk in slot i.

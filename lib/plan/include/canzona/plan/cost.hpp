@@ -8,6 +8,8 @@
 #include <canzona/layout/zero1.hpp>
 #include <canzona/optim/options.hpp>
 
+#include <cstddef>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -36,5 +38,9 @@ CostKind parse_cost_kind(std::string_view text);
 /// `spec` is invalid.
 std::vector<double> entry_costs(const layout::Zero1Layout& layout, const layout::Buffer& buffer,
                                 CostKind kind, const optim::OptimizerSpec& spec);
+
+/// Positions 0..n−1 of `costs`, largest cost first; equal costs keep their order (the order every
+/// LPT-style planner here visits its items in, so that plans are reproducible).
+std::vector<std::size_t> largest_first(std::span<const double> costs);
 
 }  // namespace canzona::plan
