@@ -151,7 +151,7 @@ struct MicroGroupPlan {
   double max_slot_cost = 0;
 };
 
-/// The plan. Built by make_step_plan (baselines/strategy.hpp) through compose_step_plan.
+/// The plan. Built only by baselines::make_step_plan (baselines/strategy.hpp).
 struct StepPlan {
   std::string strategy;  ///< display name, e.g. "canzona", "sc", "layerwise", "static+asc"
   StrategyOptions options;
@@ -168,15 +168,6 @@ struct StepPlan {
   int tp() const { return layout.config.tp; }
 };
 
-/// What a DP strategy decided for one matrix buffer: a partition (sharded strategies) or an
-/// owner per entry (layer-wise; -1 everywhere for DP-SC).
-struct DpDecision {
-  GradSync grad_sync = GradSync::kReduceScatter;
-  ParamSync param_sync = ParamSync::kAllGather;
-  DpPartition partition;
-  std::vector<int> owner;
-};
-
 /// The fragments the optimizer steps for a matrix-optimizer parameter under `split` at `tp`:
 /// model::split_parameter, except that an unsplit fused fc1 at tp > 1 lists the gate rows and
 /// then the up rows of the TP-gathered matrix ([gate_0; up_0; gate_1; up_1; …]), so the optimizer
@@ -184,22 +175,6 @@ struct DpDecision {
 std::vector<model::Fragment> plan_fragments(const model::ParamSpec& param,
                                             const model::ModelSpec& model,
                                             const model::SplitOptions& split, int tp);
-
-/// One value per entry of `buffer`: for a matrix entry Σ over its plan_fragments of
-/// options.cost (numel of the fragment, or optim::step_cost(...).mean_flops()); for any other
-/// entry its element count (numel) or AdamW FLOPs. What the DP planners balance.
-std::vector<double> matrix_entry_costs(const model::ModelSpec& model,
-                                       const layout::Zero1Layout& layout,
-                                       const layout::Buffer& buffer,
-                                       const StrategyOptions& options);
-
-/// Assembles a plan from the DP decision of every matrix buffer (`dp_decisions[i]` for the
-/// i-th buffer of `layout` that holds matrices, in layout order): AdamW buffers get the even
-/// element-wise ZeRO-1 split; matrices get fragments, costs and state bytes; the TP side is
-/// scheduled per DP rank from `options`. Checks every invariant (check_plan) before returning.
-StepPlan compose_step_plan(std::string strategy, const model::ModelSpec& model,
-                           layout::Zero1Layout layout, const StrategyOptions& options,
-                           std::vector<DpDecision> dp_decisions);
 
 /// The invariants, as canzona::Error naming what is wrong: every matrix stepped by exactly one
 /// (DP owner, TP host) or declared replicated, no DP cut inside a matrix of a sharded buffer,
