@@ -1,9 +1,8 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// compose_step_plan: DP decisions of the matrix buffers + the element-wise ZeRO-1 split of the
-// AdamW buffers + the TP side of every DP rank (TP-SC, ASC or Canzona's micro-groups) = one
-// StepPlan.
+// compose_step_plan: the DP decision of every buffer + the fragments, costs and owners of every
+// matrix + the TP side of every DP rank (TP-SC, ASC or Canzona's micro-groups) = one StepPlan.
 #include "plan_builder.hpp"
 
 #include <canzona/core/error.hpp>
@@ -43,17 +42,6 @@ optim::Shape matrix_shape(const std::vector<std::int64_t>& shape) {
 
 MicroGroupMode effective_mode(const StrategyOptions& options) {
   return options.tp == TpStrategy::kAsync ? MicroGroupMode::kNo : options.tp_schedule;
-}
-
-BufferPlan adamw_buffer_plan(std::size_t index, const layout::Buffer& buffer) {
-  BufferPlan plan;
-  plan.buffer = index;
-  plan.matrix = false;
-  plan.grad_sync = GradSync::kReduceScatter;
-  plan.param_sync = ParamSync::kAllGather;
-  plan.partition = plan::even_partition(buffer);
-  plan.owner = plan.partition.owner;
-  return plan;
 }
 
 MatrixPlan make_matrix_plan(const model::ModelSpec& model, const layout::Zero1Layout& layout,
@@ -180,23 +168,17 @@ StepPlan compose_step_plan(std::string strategy, const model::ModelSpec& model,
   plan.strategy = std::move(strategy);
   plan.options = options;
   plan.layout = std::move(layout);
-  std::size_t next_decision = 0;
+  if (dp_decisions.size() != plan.layout.buffers.size()) {
+    throw Error(fmt::format("compose_step_plan: {} DP decisions for {} buffers",
+                            dp_decisions.size(), plan.layout.buffers.size()));
+  }
   for (std::size_t b = 0; b < plan.layout.buffers.size(); ++b) {
     const layout::Buffer& buffer = plan.layout.buffers[b];
-    const bool matrix = std::any_of(buffer.entries.begin(), buffer.entries.end(),
-                                    [](const layout::BufferEntry& e) { return e.matrix; });
-    if (!matrix) {
-      plan.buffers.push_back(adamw_buffer_plan(b, buffer));
-      continue;
-    }
-    if (next_decision >= dp_decisions.size()) {
-      throw Error(
-          fmt::format("compose_step_plan: no DP decision for matrix buffer '{}'", buffer.name));
-    }
-    DpDecision& decision = dp_decisions[next_decision++];
+    DpDecision& decision = dp_decisions[b];
     BufferPlan bp;
     bp.buffer = b;
-    bp.matrix = true;
+    bp.matrix = std::any_of(buffer.entries.begin(), buffer.entries.end(),
+                            [](const layout::BufferEntry& e) { return e.matrix; });
     bp.grad_sync = decision.grad_sync;
     bp.param_sync = decision.param_sync;
     bp.partition = std::move(decision.partition);
@@ -206,10 +188,6 @@ StepPlan compose_step_plan(std::string strategy, const model::ModelSpec& model,
                               buffer.name, buffer.entries.size(), bp.owner.size()));
     }
     plan.buffers.push_back(std::move(bp));
-  }
-  if (next_decision != dp_decisions.size()) {
-    throw Error(fmt::format("compose_step_plan: {} DP decisions for {} matrix buffers",
-                            dp_decisions.size(), next_decision));
   }
   for (const BufferPlan& bp : plan.buffers) {
     if (!bp.matrix) continue;

@@ -73,12 +73,7 @@ plan::StepPlan make_step_plan(const model::ModelSpec& model, const layout::Paral
   layout::Zero1Options zero1 = options.zero1;
   zero1.separate_matrix_buffer = true;
   layout::Zero1Layout layout = layout::build_zero1_layout(model, config, zero1);
-  std::vector<detail::DpDecision> decisions;
-  for (const layout::Buffer& buffer : layout.buffers) {
-    bool matrix = false;
-    for (const layout::BufferEntry& e : buffer.entries) matrix = matrix || e.matrix;
-    if (matrix) decisions.push_back(detail::decide_dp(model, layout, buffer, options));
-  }
+  std::vector<detail::DpDecision> decisions = detail::decide_dp(model, layout, options);
   plan::StrategyOptions resolved = options;
   resolved.zero1 = layout.options;
   return detail::compose_step_plan(strategy_name(options), model, std::move(layout), resolved,

@@ -33,6 +33,24 @@ void validate(const StrategyOptions& options) {
         fmt::format("slot capacity = {} MiB is invalid; give a finite value >= 0 (0: unbounded)",
                     options.slot_mib));
   }
+  const Precision& precision = options.precision;
+  const bool params_ok =
+      precision.params == comm::DataType::kBFloat16 || precision.params == comm::DataType::kFloat32;
+  const bool grads_ok = precision.grad_reduce == comm::DataType::kFloat32 ||
+                        precision.grad_reduce == comm::DataType::kBFloat16;
+  if (!params_ok || !grads_ok) {
+    throw ConfigError(fmt::format(
+        "precision: model parameters in {} with gradients reduced in {} is not a Megatron "
+        "mode; parameters are bf16 or fp32, gradients fp32 or bf16",
+        comm::to_string(precision.params), comm::to_string(precision.grad_reduce)));
+  }
+  if (precision.params == comm::DataType::kFloat32 &&
+      precision.grad_reduce == comm::DataType::kBFloat16) {
+    throw ConfigError(
+        "precision: gradients reduced in bf16 need bf16 model parameters (Megatron's "
+        "--grad-reduce-in-bf16 is a bf16-training option); use --grad-reduce-dtype fp32 or "
+        "--param-dtype bf16");
+  }
   optim::validate(options.optimizer);
   model::validate(options.split);
 }
