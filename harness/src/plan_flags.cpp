@@ -22,17 +22,6 @@ std::string side_source(const std::optional<std::string>& side_flag, std::string
   return fmt::format("--strategy {}", strategy);
 }
 
-// Runs a parser of the plan library and names the flag in its error, so the message says which
-// flag to fix ("--tp-schedule: unknown micro-group mode 'x'; choose one of ...").
-template <typename Parse>
-auto parse_flag(std::string_view flag, const std::string& value, Parse&& parse) {
-  try {
-    return parse(value);
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format("{}: {}", flag, e.what()));
-  }
-}
-
 }  // namespace
 
 PlanFlags::PlanFlags(CLI::App& cmd) {

@@ -7,19 +7,6 @@
 #include <fmt/format.h>
 
 namespace canzona::harness {
-namespace {
-
-// Runs a parser of the plan library and names the flag in its error.
-template <typename Parse>
-auto parse_flag(std::string_view flag, const std::string& value, Parse&& parse) {
-  try {
-    return parse(value);
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format("{}: {}", flag, e.what()));
-  }
-}
-
-}  // namespace
 
 model::SplitOptions parse_split(const std::vector<std::string>& values) {
   model::SplitOptions split;

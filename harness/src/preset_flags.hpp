@@ -7,14 +7,17 @@
 // for the chosen TP side is an error, never silently ignored.
 #pragma once
 
+#include <canzona/core/error.hpp>
 #include <canzona/plan/preset.hpp>
 #include <canzona/plan/step_plan.hpp>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace canzona::harness {
@@ -53,6 +56,17 @@ class PresetFlags {
   std::optional<std::string> grad_reduce_dtype_;
   std::vector<std::string> split_;
 };
+
+/// Runs a parser of the plan library and names the flag in its error, so the message says
+/// which flag to fix ("--tp-schedule: unknown micro-group mode 'x'; choose one of ...").
+template <typename Parse>
+auto parse_flag(std::string_view flag, const std::string& value, Parse&& parse) {
+  try {
+    return parse(value);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", flag, e.what()));
+  }
+}
 
 /// The --split values as split options; ConfigError for an unknown part or qkv-per-head alone.
 model::SplitOptions parse_split(const std::vector<std::string>& values);
