@@ -50,6 +50,14 @@ T required(const nlohmann::json& row, const char* key, const std::string& where)
   }
 }
 
+// A field the format may omit; when present it must have the right type.
+template <typename T>
+std::optional<T> optional_field(const nlohmann::json& row, const char* key,
+                                const std::string& where) {
+  if (!row.contains(key)) return std::nullopt;
+  return required<T>(row, key, where);
+}
+
 std::optional<std::string> row_error(const nlohmann::json& row) {
   if (row.value("error_occurred", false)) {
     return row.value("error_message", std::string("error_occurred without a message"));
@@ -92,8 +100,14 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
     BenchmarkRow parsed;
     parsed.name = required<std::string>(row, "name", where);
     parsed.error = row_error(row);
-    parsed.run_type = row.value("run_type", std::string("iteration"));
-    parsed.aggregate_name = row.value("aggregate_name", std::string());
+    parsed.run_name = optional_field<std::string>(row, "run_name", where).value_or(parsed.name);
+    parsed.run_type = optional_field<std::string>(row, "run_type", where).value_or("iteration");
+    parsed.aggregate_name = optional_field<std::string>(row, "aggregate_name", where).value_or("");
+    parsed.aggregate_unit = optional_field<std::string>(row, "aggregate_unit", where).value_or("");
+    parsed.repetitions = optional_field<std::int64_t>(row, "repetitions", where).value_or(1);
+    parsed.repetition_index =
+        optional_field<std::int64_t>(row, "repetition_index", where).value_or(0);
+    parsed.label = optional_field<std::string>(row, "label", where).value_or("");
     if (!parsed.error) {
       // A failed row carries no timings in 1.7.1; only successful rows must have them.
       parsed.iterations = required<std::int64_t>(row, "iterations", where);
