@@ -86,7 +86,7 @@ note() { log "$*"; printf -- '- %s\n' "$*" >> "${summary}"; }
 
 # The device kind a run was measured on (its context says it; a canzona suite always writes it).
 device_kind_of() {
-  sed -n 's/^ *"device_kind": *"\([^"]*\)".*/\1/p' "$1" | head -n1
+  grep -o '"device_kind": *"[^"]*"' "$1" | head -n1 | sed 's/.*"\([^"]*\)"$/\1/' || true
 }
 
 # Compares one run with its reference (or keeps it as the candidate), then publishes it.
