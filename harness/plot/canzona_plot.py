@@ -66,14 +66,18 @@ def latency_figures(plt, data, out, fmt, written):
     for (family, optimizer, model), series in groups.items():
         fig, ax = plt.subplots(figsize=FIGSIZE)
         fig.subplots_adjust(bottom=0.2)
-        strategies = list(dict.fromkeys(s["strategy"] for s in series))
+        # One line per strategy, and per tp when the figure mixes tensor-parallel sizes (a GPU
+        # count reached as dp x tp in two ways is two configurations, not one).
+        tps = sorted({s["tp"] for s in series})
+        lines = list(dict.fromkeys((s["strategy"], s["tp"]) for s in series))
         topologies = sorted({s["topology"] for s in series if s["projected"]})
-        for i, strategy in enumerate(strategies):
-            points = sorted((s for s in series if s["strategy"] == strategy),
+        for i, (strategy, tp) in enumerate(lines):
+            points = sorted((s for s in series if (s["strategy"], s["tp"]) == (strategy, tp)),
                             key=lambda s: s["gpus"])
-            c = colour(strategy, i)
+            c = colour(strategy, i) if len(tps) == 1 else "C{}".format(i % 10)
+            label = strategy if len(tps) == 1 else "{} (tp {})".format(strategy, tp)
             ax.plot([p["gpus"] for p in points], [p["median_ms"] for p in points], "-", color=c,
-                    label=strategy)
+                    label=label)
             for p in points:
                 ax.plot(p["gpus"], p["median_ms"], "o", color=c,
                         markerfacecolor="none" if p["projected"] else c)
@@ -83,7 +87,7 @@ def latency_figures(plt, data, out, fmt, written):
         ax.set_ylabel("{} median, ms".format("step" if family == "OptimizerStep" else "time"))
         ax.set_title("{} {} {}: latency vs GPU count".format(family, optimizer, model))
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(title="strategy")
+        ax.legend(title="strategy", fontsize=7)
         notes = data["provenance"][:1]
         if topologies:
             notes.append("hollow markers: PROJECTED on " + ", ".join(topologies) +

@@ -251,15 +251,7 @@ Comparison compare_runs(const Run& baseline, const Run& candidate, const Compare
   Refusals refusals;
   check_contexts(baseline, candidate, options, refusals, comparison.allowed_differences);
 
-  std::optional<std::regex> filter;
-  if (options.filter) {
-    try {
-      filter.emplace(*options.filter);
-    } catch (const std::regex_error& e) {
-      throw ConfigError(fmt::format("--filter '{}' is not a valid regular expression: {}",
-                                    *options.filter, e.what()));
-    }
-  }
+  const std::optional<std::regex> filter = name_filter(options.filter.value_or(""));
   auto selected = [&](const Series& s) {
     return !filter || std::regex_search(display_name(s.name), *filter);
   };

@@ -71,20 +71,10 @@ nlohmann::json series_json(const Run& run, const Series& s) {
           {"phases", std::move(phases)}};
 }
 
-std::optional<std::regex> compile_filter(const std::string& filter) {
-  if (filter.empty()) return std::nullopt;
-  try {
-    return std::regex(filter);
-  } catch (const std::regex_error& e) {
-    throw ConfigError(
-        fmt::format("--filter '{}' is not a valid regular expression: {}", filter, e.what()));
-  }
-}
-
 nlohmann::json run_data(const PlotOptions& o) {
   const Run run = read_run(o.run);
   require_canzona_provenance(run.context, run.source, o.allow_debug);
-  const std::optional<std::regex> filter = compile_filter(o.filter);
+  const std::optional<std::regex> filter = name_filter(o.filter);
   nlohmann::json series = nlohmann::json::array();
   for (const Series& s : run.series) {
     if (s.error || s.name.strategy.empty()) continue;
@@ -114,7 +104,7 @@ nlohmann::json history_data(const PlotOptions& o) {
     throw ConfigError(fmt::format("--history '{}' holds {} run file(s); a trend needs two",
                                   o.history, files.size()));
   }
-  const std::optional<std::regex> filter = compile_filter(o.filter);
+  const std::optional<std::regex> filter = name_filter(o.filter);
   nlohmann::json runs = nlohmann::json::array();
   std::set<std::string> names;
   for (const fs::path& file : files) {

@@ -192,6 +192,16 @@ std::vector<std::string> provenance_lines(const Run& run) {
   return lines;
 }
 
+std::optional<std::regex> name_filter(const std::string& pattern) {
+  if (pattern.empty()) return std::nullopt;
+  try {
+    return std::regex(pattern);
+  } catch (const std::regex_error& e) {
+    throw ConfigError(
+        fmt::format("--filter '{}' is not a valid regular expression: {}", pattern, e.what()));
+  }
+}
+
 std::string projection_topology(const Run& run, const Series& series) {
   const auto it = series.label_fields.find("topology");
   if (it != series.label_fields.end() && !it->second.empty()) return it->second;

@@ -89,15 +89,7 @@ std::string latex_escape(const std::string& text) {
 }
 
 std::vector<FamilyTable> build_tables(const Run& run, const TableOptions& options) {
-  std::optional<std::regex> filter;
-  if (options.filter) {
-    try {
-      filter.emplace(*options.filter);
-    } catch (const std::regex_error& e) {
-      throw ConfigError(fmt::format("--filter '{}' is not a valid regular expression: {}",
-                                    *options.filter, e.what()));
-    }
-  }
+  const std::optional<std::regex> filter = name_filter(options.filter.value_or(""));
   std::vector<FamilyTable> tables;
   std::map<std::string, std::size_t> first_seen;  // model / row-axis values, for line order
   auto seen = [&](const std::string& v) {
@@ -266,7 +258,7 @@ Grid make_grid(const Run& run, const FamilyTable& t, const TableOptions& options
     }
   }
   const std::string order = fmt::format("{}", fmt::join(t.columns, " / "));
-  const std::string metrics[] = {strategies ? "imbalance" : "state MiB/rank", "comm MiB/step"};
+  const std::string metrics[] = {strategies ? "imbalance" : "state MiB", "comm MiB/step"};
   for (const std::string& m : metrics) {
     grid.header.push_back(fmt::format("{} ({})", m, order));
     grid.numeric.push_back(true);

@@ -93,7 +93,7 @@ TEST(TableCommandTest, BaselineCompareOptimizersCsvAndLatex) {
   ASSERT_EQ(optimizers.exit_code, 0) << optimizers.err;
   EXPECT_NE(
       optimizers.out.find("| model | GPUs | dp×tp | strategy | muon ms | shampoo ms | soap ms "
-                          "| state MiB/rank (muon / shampoo / soap) |"),
+                          "| state MiB (muon / shampoo / soap) |"),
       std::string::npos)
       << optimizers.out;
   // State per rank from the fixture: 4, 12 and 16 MiB x 64 / 2 GPUs.

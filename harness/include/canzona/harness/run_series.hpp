@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,10 @@ void require_canzona_provenance(const std::map<std::string, std::string>& contex
 /// Where a run comes from, in lines a table, figure or report opens with: file, git sha, build,
 /// backend, device, ranks, preset, date, host and the command that made it.
 std::vector<std::string> provenance_lines(const Run& run);
+
+/// The `--filter` of compare, table and plot: an ECMAScript regex searched in benchmark names;
+/// nullopt for an empty pattern. Throws ConfigError for a pattern that does not compile.
+std::optional<std::regex> name_filter(const std::string& pattern);
 
 /// The topology a projected series assumes: its label's `topology`, else the run's context
 /// `topology`, else "".
