@@ -58,7 +58,8 @@ def compare(bench, tmp, base, cand, threshold, utest_repetitions):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        description="False alarms and caught slowdowns of canzona-bench compare")
     parser.add_argument("runs", nargs="+", help="run JSON files of the same benchmarks")
     parser.add_argument("--bench", required=True, help="canzona-bench executable")
     parser.add_argument("--thresholds", default="2,3,5,7,10", help="percent, comma-separated")
