@@ -3,10 +3,11 @@
 #include "canzona/harness/gbench_json.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/io/input_file.hpp>
 
 #include <fmt/format.h>
 
-#include <fstream>
+#include <cmath>
 #include <set>
 
 namespace canzona::harness {
@@ -50,13 +51,28 @@ T required(const nlohmann::json& row, const char* key, const std::string& where)
   }
 }
 
-std::optional<std::string> row_error(const nlohmann::json& row) {
-  if (row.value("error_occurred", false)) {
-    return row.value("error_message", std::string("error_occurred without a message"));
+// An optional field: `fallback` when absent, ConfigError when present with the wrong type (nlohmann's
+// value() would throw its own type_error, which is not a user-facing message).
+template <typename T>
+T optional_field(const nlohmann::json& row, const char* key, const std::string& where,
+                 T fallback) {
+  if (row.find(key) == row.end()) return fallback;
+  return required<T>(row, key, where);
+}
+
+std::optional<std::string> row_error(const nlohmann::json& row, const std::string& where) {
+  if (optional_field(row, "error_occurred", where, false)) {
+    return optional_field(row, "error_message", where,
+                          std::string("error_occurred without a message"));
   }
-  if (const auto skipped = row.find("skipped");
-      skipped != row.end() && skipped->is_boolean() && skipped->get<bool>()) {
-    return row.value("skip_message", std::string("skipped"));
+  // "skipped" is a boolean in some Google Benchmark versions and an enum (0 = not skipped) in
+  // others.
+  const auto skipped = row.find("skipped");
+  const bool is_skipped = skipped != row.end() && skipped->is_number_integer()
+                              ? skipped->get<std::int64_t>() != 0
+                              : optional_field(row, "skipped", where, false);
+  if (is_skipped) {
+    return optional_field(row, "skip_message", where, std::string("skipped"));
   }
   return std::nullopt;
 }
@@ -91,14 +107,28 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
     if (!row.is_object()) throw ConfigError(where + ": not an object");
     BenchmarkRow parsed;
     parsed.name = required<std::string>(row, "name", where);
-    parsed.error = row_error(row);
-    parsed.run_type = row.value("run_type", std::string("iteration"));
-    parsed.aggregate_name = row.value("aggregate_name", std::string());
+    parsed.error = row_error(row, where);
+    parsed.run_type = optional_field(row, "run_type", where, std::string("iteration"));
+    parsed.aggregate_name = optional_field(row, "aggregate_name", where, std::string());
     if (!parsed.error) {
       // A failed row carries no timings in 1.7.1; only successful rows must have them.
       parsed.iterations = required<std::int64_t>(row, "iterations", where);
       parsed.real_time = required<double>(row, "real_time", where);
       parsed.cpu_time = required<double>(row, "cpu_time", where);
+      // Google Benchmark never writes these; a file that has them was edited or corrupted, and
+      // a comparison against it would gate on nonsense.
+      if (parsed.iterations < 1) {
+        throw ConfigError(fmt::format(
+            "{}: 'iterations' is {}, but a successful benchmark ran at least one iteration", where,
+            parsed.iterations));
+      }
+      for (const auto& [key, value] : {std::pair{"real_time", parsed.real_time},
+                                       std::pair{"cpu_time", parsed.cpu_time}}) {
+        if (!std::isfinite(value) || value < 0) {
+          throw ConfigError(fmt::format("{}: '{}' is {}, but a time must be finite and >= 0",
+                                        where, key, value));
+        }
+      }
       parsed.time_unit = required<std::string>(row, "time_unit", where);
       if (parsed.time_unit != "ns" && parsed.time_unit != "us" && parsed.time_unit != "ms" &&
           parsed.time_unit != "s") {
@@ -117,17 +147,17 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
 }
 
 BenchmarkFile read_gbench_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw ConfigError(fmt::format("cannot read '{}': no such file or not readable", path.string()));
-  }
+  return parse_gbench_json_text(io::read_input_file(path, "benchmark JSON"), path.string());
+}
+
+BenchmarkFile parse_gbench_json_text(std::string_view text, const std::string& source) {
   nlohmann::json document;
   try {
-    document = nlohmann::json::parse(in);
+    document = nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(fmt::format("'{}' is not valid JSON: {}", path.string(), e.what()));
+    throw ConfigError(fmt::format("'{}' is not valid JSON: {}", source, e.what()));
   }
-  return parse_gbench_json(document, path.string());
+  return parse_gbench_json(document, source);
 }
 
 double real_time_ms(const BenchmarkRow& row) {

@@ -5,6 +5,8 @@
 #include <canzona/baselines/strategy.hpp>
 #include <canzona/core/error.hpp>
 
+#include "flag_checks.hpp"
+
 #include <fmt/format.h>
 
 #include <string_view>
@@ -64,15 +66,15 @@ auto parse_flag(std::string_view flag, const std::string& value, Parse&& parse) 
 PlanFlags::PlanFlags(CLI::App& cmd) {
   cmd.add_option("--model", model_, "Catalog name (see 'models') or JSON model spec file")
       ->required();
-  cmd.add_option("--dp", dp_, "Data-parallel size")->required()->check(CLI::PositiveNumber);
+  cmd.add_option("--dp", dp_, "Data-parallel size")->required()->check(integer_in(kRanks));
   cmd.add_option("--tp", tp_, "Tensor-parallel size")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kRanks));
   cmd.add_option("--gpus", gpus_, "Total GPUs; must equal dp x tp when given")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kRanks));
   cmd.add_option("--gpus-per-node", gpus_per_node_, "GPUs per node (TP stays inside one)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kRanks));
 
   const std::vector<std::string_view> names = baselines::strategy_names();
   cmd.add_option("--strategy", strategy_,
@@ -85,7 +87,8 @@ PlanFlags::PlanFlags(CLI::App& cmd) {
                  "TP side, replacing the one --strategy sets: canzona, asc, sc");
   cmd.add_option("--alpha", alpha_,
                  "Canzona DP balance in [0, 1]: 0 = even split, 1 = deficit-proportional "
-                 "(default 1)");
+                 "(default 1)")
+      ->check(real_in(kUnitInterval));
   cmd.add_option("--cost", cost_,
                  "What partitions balance and metrics report: numel or flops "
                  "(default flops)");
@@ -93,7 +96,8 @@ PlanFlags::PlanFlags(CLI::App& cmd) {
                  "Canzona TP micro-groups: no, single, slot or global (default global)");
   cmd.add_option("--slot-mib", slot_mib_,
                  "Canzona TP slot capacity, MiB of fp32 full-matrix elements per host and "
-                 "micro-group (slot/global schedules; default 0 = unbounded)");
+                 "micro-group (slot/global schedules; default 0 = unbounded)")
+      ->check(real_in(kNonNegative));
   cmd.add_option("--transport", transport_,
                  "TP shard transport: all-to-all or gather-scatter (default all-to-all)");
   cmd.add_option("--split", split_,
@@ -102,7 +106,7 @@ PlanFlags::PlanFlags(CLI::App& cmd) {
       ->delimiter(',');
   cmd.add_option("--bucket-size", bucket_size_,
                  "ZeRO-1 bucket size in elements (default: Megatron's max(4e7, 1e6 x dp))")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kAtLeastOne));
   cmd.add_flag("--high-busbw-padding", high_busbw_padding_,
                "Pad buckets to lcm(dp, 128, 65536) as Megatron's pad_buckets_for_high_nccl_busbw");
   optimizer_ = std::make_unique<OptimizerFlags>(cmd, std::string("muon"));

@@ -6,6 +6,7 @@
 // Compute comes from the optimizer cost model over the topology's device profile, or is measured
 // on a local backend; collectives come from the topology's alpha-beta model.
 #include "commands.hpp"
+#include "flag_checks.hpp"
 #include "model_argument.hpp"
 #include "optimizer_flags.hpp"
 #include "project_report.hpp"
@@ -23,6 +24,9 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cmath>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -99,6 +103,21 @@ struct ComputeSource {
 ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topology) {
   ComputeSource source;
   const bool measured = o.compute == "measured" || (o.compute == "auto" && !topology.device);
+  if (measured) {
+    // Measuring runs real optimizer steps on this machine, one shape after another, for seconds
+    // to minutes; say what is measured, why, and how to avoid repeating it.
+    const std::string why =
+        o.compute == "measured"
+            ? std::string("--compute measured")
+            : fmt::format("topology '{}' has no \"device\" section, so --compute auto measures",
+                          topology.name);
+    std::clog << fmt::format(
+        "project: measuring optimizer steps on the {} backend ({}); every distinct matrix shape "
+        "runs {} timed step(s){}\n",
+        o.backend, why, o.measure_steps,
+        o.compute_cache.empty() ? "; --compute-cache FILE keeps the results for the next run"
+                                : fmt::format(", cached in {}", o.compute_cache));
+  }
   if (!measured) {
     if (!topology.device) {
       throw ConfigError(fmt::format(
@@ -114,12 +133,48 @@ ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topolog
   if (!o.compute_cache.empty()) source.cache->load(o.compute_cache);
   sim::MeasureOptions measure;
   measure.steps = o.measure_steps;
+  const auto start = std::chrono::steady_clock::now();
+  measure.on_measured = [start](const std::string& key, double seconds, int measured) {
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    std::clog << fmt::format("project: [{} measured, {:.0f} s] {}: {:.3f} ms per step\n",
+                             measured, elapsed.count(), key, seconds * 1e3);
+  };
   source.model =
       std::make_unique<sim::MeasuredCompute>(*source.backend, measure, source.cache.get());
   return source;
 }
 
+void check_flags(const ProjectOptions& o) {
+  for (const std::string& strategy : o.strategies) {
+    if (strategy.empty()) {
+      throw ConfigError(
+          "--strategy: the list has an empty name (two commas in a row, or one at an end); give "
+          "names such as canzona,sc,layerwise");
+    }
+  }
+  if (o.per_rank && !o.json) {
+    throw ConfigError(
+        "--per-rank adds every rank's timeline to the JSON output; it needs --json (the text "
+        "and Markdown tables show the straggler rank only)");
+  }
+}
+
+// A projection is a sum of finite, validated constants; a non-finite time means an input
+// (topology constant, measured time) was absurd enough to overflow, and printing it would
+// publish nonsense.
+void check_finite(const std::vector<sim::Projection>& projections, const sim::Topology& topology) {
+  for (const sim::Projection& p : projections) {
+    if (!std::isfinite(p.step_seconds) || !std::isfinite(p.optimizer_seconds)) {
+      throw ConfigError(fmt::format(
+          "the projection of '{}' on topology '{}' is not finite (step {} s); check the "
+          "topology's latencies and bandwidths",
+          p.strategy, topology.name, p.step_seconds));
+    }
+  }
+}
+
 int project(const ProjectOptions& o, std::ostream& out) {
+  check_flags(o);
   const model::ModelSpec spec = resolve_model(o.model);
   const sim::Topology topology = sim::resolve_topology(o.topology);
   const layout::ParallelConfig config = parallel_config(o, spec, topology);
@@ -137,6 +192,7 @@ int project(const ProjectOptions& o, std::ostream& out) {
     projections.push_back(sim::project(plan, topology, *compute.model, projection));
   }
   if (compute.cache && !o.compute_cache.empty()) compute.cache->save(o.compute_cache);
+  check_finite(projections, topology);
 
   ProjectionContext context;
   context.model = spec.display_name;
@@ -175,10 +231,10 @@ CommandAction add_project_command(CLI::App& app) {
       ->required();
   cmd->add_option("--gpus", o->gpus, "Total GPUs (dp = gpus / tp)")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kRanks));
   cmd->add_option("--tp", o->tp, "Tensor-parallel size")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kRanks));
   o->optimizer = std::make_unique<OptimizerFlags>(*cmd);
   cmd->add_option("--strategy", o->strategies,
                   fmt::format("Strategies, comma-separated: {} or <dp>+<tp>",
@@ -201,16 +257,18 @@ CommandAction add_project_command(CLI::App& app) {
                   "JSON file caching measured step times (read, then rewritten atomically)");
   cmd->add_option("--measure-steps", o->measure_steps, "Timed steps per measured shape")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--alpha", o->alpha, "Canzona DP balance alpha in [0, 1] (default 1)");
+      ->check(integer_in({1, 1000}));
+  cmd->add_option("--alpha", o->alpha, "Canzona DP balance alpha in [0, 1] (default 1)")
+      ->check(real_in(kUnitInterval));
   cmd->add_option("--cost", o->cost, "Balancing cost: flops (default) or numel");
   cmd->add_option("--slot-mib", o->slot_mib,
-                  "Canzona TP micro-group slot capacity, MiB of fp32 (default 0 = unbounded)");
+                  "Canzona TP micro-group slot capacity, MiB of fp32 (default 0 = unbounded)")
+      ->check(real_in(kNonNegative));
   cmd->add_option("--transport", o->transport,
                   "TP transport: all-to-all (default) or gather-scatter");
   cmd->add_option("--bucket-size", o->bucket_size,
                   "ZeRO-1 bucket size in elements (default: Megatron's max(4e7, 1e6 x dp))")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kAtLeastOne));
   cmd->add_option("--uneven", o->uneven,
                   "Uneven reduce-scatter / all-gather: grouped (rooted reduce / broadcast per "
                   "part, as lib/comm runs them) or padded (parts padded to the largest)")

@@ -5,6 +5,7 @@
 #include "canzona/sim/topology.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/io/input_file.hpp>
 
 #include <fmt/format.h>
 
@@ -12,8 +13,6 @@
 #include <array>
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 
 namespace canzona::sim {
 namespace {
@@ -210,17 +209,23 @@ DeviceProfile read_device(const Reader& parent) {
   return d;
 }
 
+// Physical bounds, far outside any real machine, so that a typo (1e308) is refused here instead
+// of turning every projected time into inf or 0.
+constexpr double kMinRate = 1e-6;   // GB/s or TFLOP/s
+constexpr double kMaxRate = 1e9;    // GB/s or TFLOP/s
+constexpr double kMaxLatencyUs = 1e8;  // 100 s
+
 void check_rate(const Topology& t, std::string_view field, double value) {
-  if (!(std::isfinite(value) && value > 0)) {
-    throw ConfigError(
-        fmt::format("topology '{}': {} must be a positive number, got {}", t.name, field, value));
+  if (!(std::isfinite(value) && value >= kMinRate && value <= kMaxRate)) {
+    throw ConfigError(fmt::format("topology '{}': {} must be a rate in [{:g}, {:g}], got {:g}",
+                                  t.name, field, kMinRate, kMaxRate, value));
   }
 }
 
 void check_latency(const Topology& t, std::string_view field, double value) {
-  if (!(std::isfinite(value) && value >= 0)) {
-    throw ConfigError(
-        fmt::format("topology '{}': {} must be >= 0 µs, got {}", t.name, field, value));
+  if (!(std::isfinite(value) && value >= 0 && value <= kMaxLatencyUs)) {
+    throw ConfigError(fmt::format("topology '{}': {} must be in [0, {:g}] µs, got {:g}", t.name,
+                                  field, kMaxLatencyUs, value));
   }
 }
 
@@ -367,10 +372,19 @@ Topology topology_from_json(const nlohmann::json& json, std::string_view source)
   t.description = r.string("description", false);
   const nlohmann::json* gpn = r.find("gpus_per_node");
   if (gpn == nullptr) r.fail("gpus_per_node", "is missing");
-  if (!gpn->is_number_integer()) {
-    r.fail("gpus_per_node", fmt::format("must be an integer, got {}", gpn->dump()));
+  // Read as int64 and range-checked before narrowing: 99999999999 must not become 1215752191.
+  constexpr std::int64_t kMaxGpusPerNode = std::int64_t{1} << 16;
+  if (!gpn->is_number_integer() || (gpn->is_number_unsigned() &&
+                                    gpn->get<std::uint64_t>() > std::uint64_t{1} << 62)) {
+    r.fail("gpus_per_node", fmt::format("must be an integer in [1, {}], got {}", kMaxGpusPerNode,
+                                        gpn->dump()));
   }
-  t.gpus_per_node = gpn->get<int>();
+  const auto gpus_per_node = gpn->get<std::int64_t>();
+  if (gpus_per_node < 1 || gpus_per_node > kMaxGpusPerNode) {
+    r.fail("gpus_per_node", fmt::format("must be an integer in [1, {}], got {}", kMaxGpusPerNode,
+                                        gpus_per_node));
+  }
+  t.gpus_per_node = static_cast<int>(gpus_per_node);
   t.intra_node = read_level(r, "intra_node");
   t.inter_node = read_level(r, "inter_node");
   if (r.find("device") != nullptr) t.device = read_device(r);
@@ -385,22 +399,18 @@ Topology topology_from_json(const nlohmann::json& json, std::string_view source)
   return t;
 }
 
-Topology load_topology(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw ConfigError(
-        fmt::format("topology file {}: cannot be opened (missing or unreadable); "
-                    "pass a preset name ({}) or an existing JSON file",
-                    path.string(), fmt::join(topology_preset_names(), ", ")));
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+Topology topology_from_json_text(std::string_view text, std::string_view source) {
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(text);
+    json = nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(fmt::format("topology file {}: not valid JSON: {}", path.string(), e.what()));
+    throw ConfigError(fmt::format("topology file {}: not valid JSON: {}", source, e.what()));
   }
-  return topology_from_json(json, path.string());
+  return topology_from_json(json, source);
+}
+
+Topology load_topology(const std::filesystem::path& path) {
+  return topology_from_json_text(io::read_input_file(path, "topology file"), path.string());
 }
 
 }  // namespace canzona::sim
