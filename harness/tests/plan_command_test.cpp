@@ -3,7 +3,7 @@
 //
 // `canzona-bench plan` as a black box: the text and JSON views of a StepPlan, the precedence of
 // the strategy flags, and bad input (exit code 2, a message naming the problem, empty stdout).
-#include "run_process.hpp"
+#include <canzona/testing/run_process.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

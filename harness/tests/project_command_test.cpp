@@ -4,7 +4,7 @@
 // `canzona-bench project` and `calibrate` end to end: JSON and text labelled as projections,
 // every strategy with its phases, a calibrated topology file feeding a measured projection, and
 // bad input exiting 2 with nothing on stdout and no file written.
-#include "run_process.hpp"
+#include <canzona/testing/run_process.hpp>
 
 #include <canzona/testing/seed.hpp>
 

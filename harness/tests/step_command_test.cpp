@@ -3,7 +3,7 @@
 //
 // `canzona-bench step` end to end: .npy in, steps on the cpu backend agree with the
 // double-precision reference, .npy out; bad files and flags exit 2 without writing anything.
-#include "run_process.hpp"
+#include <canzona/testing/run_process.hpp>
 
 #include <canzona/io/npy.hpp>
 #include <canzona/testing/seed.hpp>

@@ -1,13 +1,15 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "run_process.hpp"
+#include "canzona/testing/run_process.hpp"
 
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -36,7 +38,9 @@ struct Pipe {
 
 }  // namespace
 
-ProcessResult run_process(const std::string& program, const std::vector<std::string>& args) {
+ProcessResult run_process(const std::string& program, const std::vector<std::string>& args,
+                          double time_limit_s) {
+  const auto start = std::chrono::steady_clock::now();
   Pipe out_pipe;
   Pipe err_pipe;
   posix_spawn_file_actions_t actions;
@@ -49,9 +53,17 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
 
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (time_limit_s > 0) {
+    // Its own process group, so everything it started can be killed together.
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  const int rc = posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (rc != 0) throw std::runtime_error("posix_spawn " + program + ": " + std::strerror(rc));
   close(out_pipe.write_end);
   out_pipe.write_end = -1;
@@ -65,8 +77,18 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
   std::array<std::string*, 2> sinks{&result.out, &result.err};
   int open_fds = 2;
   char buffer[4096];
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   while (open_fds > 0) {
-    if (poll(fds.data(), fds.size(), -1) < 0) {
+    if (time_limit_s > 0 && !result.timed_out && elapsed() > time_limit_s) {
+      result.timed_out = true;
+      kill(-pid, SIGKILL);
+    }
+    // A descendant that left the group may keep the pipes open; stop reading a while later.
+    if (result.timed_out && elapsed() > time_limit_s + 5) break;
+    const int ready = poll(fds.data(), fds.size(), time_limit_s > 0 ? 100 : -1);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
     }
@@ -86,6 +108,7 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
     if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.seconds = elapsed();
   return result;
 }
 
