@@ -51,11 +51,10 @@ T required(const nlohmann::json& row, const char* key, const std::string& where)
   }
 }
 
-// An optional field: `fallback` when absent, ConfigError when present with the wrong type (nlohmann's
-// value() would throw its own type_error, which is not a user-facing message).
+// An optional field: `fallback` when absent, ConfigError when present with the wrong type
+// (nlohmann's value() would throw its own type_error, which is not a user-facing message).
 template <typename T>
-T optional_field(const nlohmann::json& row, const char* key, const std::string& where,
-                 T fallback) {
+T optional_field(const nlohmann::json& row, const char* key, const std::string& where, T fallback) {
   if (row.find(key) == row.end()) return fallback;
   return required<T>(row, key, where);
 }
@@ -122,11 +121,11 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
             "{}: 'iterations' is {}, but a successful benchmark ran at least one iteration", where,
             parsed.iterations));
       }
-      for (const auto& [key, value] : {std::pair{"real_time", parsed.real_time},
-                                       std::pair{"cpu_time", parsed.cpu_time}}) {
+      for (const auto& [key, value] :
+           {std::pair{"real_time", parsed.real_time}, std::pair{"cpu_time", parsed.cpu_time}}) {
         if (!std::isfinite(value) || value < 0) {
-          throw ConfigError(fmt::format("{}: '{}' is {}, but a time must be finite and >= 0",
-                                        where, key, value));
+          throw ConfigError(
+              fmt::format("{}: '{}' is {}, but a time must be finite and >= 0", where, key, value));
         }
       }
       parsed.time_unit = required<std::string>(row, "time_unit", where);

@@ -136,8 +136,8 @@ ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topolog
   const auto start = std::chrono::steady_clock::now();
   measure.on_measured = [start](const std::string& key, double seconds, int measured) {
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    std::clog << fmt::format("project: [{} measured, {:.0f} s] {}: {:.3f} ms per step\n",
-                             measured, elapsed.count(), key, seconds * 1e3);
+    std::clog << fmt::format("project: [{} measured, {:.0f} s] {}: {:.3f} ms per step\n", measured,
+                             elapsed.count(), key, seconds * 1e3);
   };
   source.model =
       std::make_unique<sim::MeasuredCompute>(*source.backend, measure, source.cache.get());

@@ -65,9 +65,10 @@ void require_finite(const io::NpyArray& array, const std::string& path, std::str
 io::NpyArray read_parameter(const std::string& path) {
   io::NpyArray param = io::read_npy(path);
   if (param.numel() == 0) {
-    throw ConfigError(fmt::format("{}: the parameter of shape {} has no elements; there is "
-                                  "nothing to step",
-                                  path, shape_text(param.shape)));
+    throw ConfigError(
+        fmt::format("{}: the parameter of shape {} has no elements; there is "
+                    "nothing to step",
+                    path, shape_text(param.shape)));
   }
   require_finite(param, path, "parameter", "a NaN or inf weight cannot be stepped");
   return param;

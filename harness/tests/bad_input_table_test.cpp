@@ -14,9 +14,9 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,7 +29,7 @@ struct BadInput {
   std::string what;               ///< the bad input, in words
   std::vector<std::string> args;  ///< canzona-bench arguments; "{dir}" is the scratch directory
   int exit_code;
-  std::string fragment;  ///< must appear in stderr
+  std::string fragment;         ///< must appear in stderr
   bool stdout_to_full = false;  ///< run with stdout on /dev/full
 };
 
@@ -63,12 +63,12 @@ void make_inputs(const fs::path& dir) {
   write(dir / "grad.npy", npy_floats("(2, 2)", {0.01f, 0.02f, 0.03f, 0.04f}));
   write(dir / "huge-grad.npy", npy_floats("(2, 2)", {1e19f, 0.02f, 0.03f, 0.04f}));
   const std::string level = R"("step_latency_us": 1, "busbw_gbps": 100)";
-  write(dir / "wide-node.json",
-        R"({"name": "t", "gpus_per_node": 99999999999, "intra_node": {)" + level +
-            R"(}, "inter_node": {)" + level + "}}");
+  write(dir / "wide-node.json", R"({"name": "t", "gpus_per_node": 99999999999, "intra_node": {)" +
+                                    level + R"(}, "inter_node": {)" + level + "}}");
   write(dir / "slow-link.json",
         R"({"name": "t", "gpus_per_node": 8, "intra_node": {"step_latency_us": 1e308, )"
-        R"("busbw_gbps": 100}, "inter_node": {)" + level + "}}");
+        R"("busbw_gbps": 100}, "inter_node": {)" +
+            level + "}}");
   const std::string limits = R"({"hidden_size": 16777216, "intermediate_size": 16777216,
     "num_hidden_layers": 16777216, "num_attention_heads": 16777216, "num_key_value_heads": 1,
     "head_dim": 16777216, "vocab_size": 16777216})";
@@ -96,57 +96,78 @@ std::vector<BadInput> bad_inputs() {
       {"a directory as .npy",
        with(step, {"--param", "{dir}/a-directory", "--grad", "{dir}/grad.npy"}), 2,
        "is a directory, not a regular file"},
-      {"NaN in the parameter", with(step, {"--param", "{dir}/nan-param.npy", "--grad",
-                                           "{dir}/grad.npy"}),
-       2, "parameter element 1 is nan"},
+      {"NaN in the parameter",
+       with(step, {"--param", "{dir}/nan-param.npy", "--grad", "{dir}/grad.npy"}), 2,
+       "parameter element 1 is nan"},
       {"--lr 1e308 overflows the step",
        with(step, {"--param", "{dir}/param.npy", "--grad", "{dir}/grad.npy", "--lr", "1e308"}), 2,
        "from finite inputs"},
       {"Shampoo on a 1e19 gradient (fp32 statistics overflow)",
        {"step", "--optimizer", "shampoo", "--param", "{dir}/param.npy", "--grad",
         "{dir}/huge-grad.npy", "--out", "{dir}/out.npy"},
-       2, "the largest magnitude an fp32 shampoo step"},
+       2,
+       "the largest magnitude an fp32 shampoo step"},
       {"--out /dev/full (a device)",
        {"project", "--model", "qwen3-0.6b", "--gpus", "8", "--optimizer", "muon", "--out",
         "/dev/full"},
-       2, "is a character device"},
+       2,
+       "is a character device"},
       {"stdout on a full device", {"models"}, 2, "cannot write to standard output", true},
-      {"huge --dp", {"plan", "--model", "qwen3-8b", "--dp", "100000000"}, 2,
+      {"huge --dp",
+       {"plan", "--model", "qwen3-8b", "--dp", "100000000"},
+       2,
        "--dp: 100000000 is out of range; expected an integer in [1, 65536]"},
-      {"huge --gpus", {"project", "--model", "qwen3-8b", "--gpus", "99999999999", "--optimizer",
-                       "muon"},
-       2, "--gpus: 99999999999 is out of range"},
-      {"--dp that is not a number", {"plan", "--model", "qwen3-8b", "--dp", "many"}, 2,
+      {"huge --gpus",
+       {"project", "--model", "qwen3-8b", "--gpus", "99999999999", "--optimizer", "muon"},
+       2,
+       "--gpus: 99999999999 is out of range"},
+      {"--dp that is not a number",
+       {"plan", "--model", "qwen3-8b", "--dp", "many"},
+       2,
        "--dp: 'many' is not an integer"},
-      {"--alpha nan", {"plan", "--model", "qwen3-8b", "--dp", "8", "--alpha", "nan"}, 2,
+      {"--alpha nan",
+       {"plan", "--model", "qwen3-8b", "--dp", "8", "--alpha", "nan"},
+       2,
        "--alpha: nan is not a number; expected a number in [0, 1]"},
-      {"model spec at the documented 2^24 limits", {"plan", "--model", "{dir}/limits.json",
-                                                    "--dp", "8"},
-       2, "at most 4.4e+12 (2^42) fit"},
-      {"a directory as --model", {"plan", "--model", "{dir}/a-directory", "--dp", "8"}, 2,
+      {"model spec at the documented 2^24 limits",
+       {"plan", "--model", "{dir}/limits.json", "--dp", "8"},
+       2,
+       "at most 4.4e+12 (2^42) fit"},
+      {"a directory as --model",
+       {"plan", "--model", "{dir}/a-directory", "--dp", "8"},
+       2,
        "is a directory, not a regular file"},
       {"a directory to validate", {"validate", "{dir}/a-directory"}, 2, "is a directory"},
-      {"a directory to calibrate", {"calibrate", "--nccl-tests", "{dir}/a-directory", "--out",
-                                    "{dir}/t.json"},
-       2, "is a directory"},
+      {"a directory to calibrate",
+       {"calibrate", "--nccl-tests", "{dir}/a-directory", "--out", "{dir}/t.json"},
+       2,
+       "is a directory"},
       {"topology gpus_per_node 99999999999",
        {"project", "--model", "qwen3-0.6b", "--gpus", "8", "--optimizer", "muon", "--topology",
         "{dir}/wide-node.json"},
-       2, "must be an integer in [1, 65536], got 99999999999"},
+       2,
+       "must be an integer in [1, 65536], got 99999999999"},
       {"topology step_latency_us 1e308",
        {"project", "--model", "qwen3-0.6b", "--gpus", "8", "--optimizer", "muon", "--topology",
         "{dir}/slow-link.json"},
-       2, "must be in [0, 1e+08] µs, got 1e+308"},
+       2,
+       "must be in [0, 1e+08] µs, got 1e+308"},
       {"empty strategy in canzona,,sc",
        {"project", "--model", "qwen3-0.6b", "--gpus", "8", "--optimizer", "muon", "--strategy",
         "canzona,,sc"},
-       2, "the list has an empty name"},
+       2,
+       "the list has an empty name"},
       {"--per-rank without --json",
        {"project", "--model", "qwen3-0.6b", "--gpus", "8", "--optimizer", "muon", "--per-rank"},
-       2, "--per-rank adds every rank's timeline to the JSON output; it needs --json"},
-      {"validate: a negative time", {"validate", "{dir}/negative-time.json"}, 2,
+       2,
+       "--per-rank adds every rank's timeline to the JSON output; it needs --json"},
+      {"validate: a negative time",
+       {"validate", "{dir}/negative-time.json"},
+       2,
        "'real_time' is -1, but a time must be finite and >= 0"},
-      {"validate: zero iterations", {"validate", "{dir}/zero-iterations.json"}, 2,
+      {"validate: zero iterations",
+       {"validate", "{dir}/zero-iterations.json"},
+       2,
        "'iterations' is 0"},
   };
 }
@@ -188,7 +209,8 @@ TEST(BadInputTable, EveryBadInputGetsItsExitCodeAndMessage) {
     SCOPED_TRACE(input.what);
     std::vector<std::string> args;
     for (std::string a : input.args) {
-      for (std::size_t p; (p = a.find("{dir}")) != std::string::npos;) a.replace(p, 5, dir.string());
+      for (std::size_t p; (p = a.find("{dir}")) != std::string::npos;)
+        a.replace(p, 5, dir.string());
       args.push_back(a);
     }
     canzona::testing::ProcessResult r;
@@ -201,7 +223,8 @@ TEST(BadInputTable, EveryBadInputGetsItsExitCodeAndMessage) {
     }
     EXPECT_EQ(r.exit_code, input.exit_code) << r.err;
     EXPECT_NE(r.err.find(input.fragment), std::string::npos)
-        << "expected '" << input.fragment << "' in:\n" << r.err;
+        << "expected '" << input.fragment << "' in:\n"
+        << r.err;
     if (!input.stdout_to_full) EXPECT_EQ(r.out, "") << "bad input must print nothing to stdout";
     std::string message = first_error_line(r.err);
     for (std::size_t p; (p = message.find(dir.string())) != std::string::npos;) {

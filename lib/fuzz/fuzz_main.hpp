@@ -24,8 +24,7 @@ void expect_value_or_config_error(const char* target, Parse&& parse) {
   } catch (const ConfigError&) {
     // The expected answer to bad input.
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: an exception other than ConfigError escaped: %s\n", target,
-                 e.what());
+    std::fprintf(stderr, "%s: an exception other than ConfigError escaped: %s\n", target, e.what());
     std::abort();
   }
 }

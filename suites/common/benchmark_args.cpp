@@ -31,9 +31,10 @@ void check_format(std::string_view flag, const std::string& value) {
   for (const std::string& format : kFormats) {
     if (value == format) return;
   }
-  throw ConfigError(fmt::format("--benchmark_{}={}: unknown format; use console, json or csv "
-                                "(json for files canzona-bench reads)",
-                                flag, value));
+  throw ConfigError(
+      fmt::format("--benchmark_{}={}: unknown format; use console, json or csv "
+                  "(json for files canzona-bench reads)",
+                  flag, value));
 }
 
 // Google Benchmark compiles the filter as a POSIX extended regular expression (std::regex,
@@ -43,9 +44,10 @@ void check_filter(const std::string& filter) {
   try {
     std::regex compiled(pattern, std::regex::extended | std::regex::nosubs);
   } catch (const std::regex_error& e) {
-    throw ConfigError(fmt::format("--benchmark_filter={}: not a valid regular expression ({}); "
-                                  "list the benchmark names with --benchmark_list_tests",
-                                  filter, e.what()));
+    throw ConfigError(
+        fmt::format("--benchmark_filter={}: not a valid regular expression ({}); "
+                    "list the benchmark names with --benchmark_list_tests",
+                    filter, e.what()));
   }
 }
 
@@ -76,9 +78,10 @@ BenchmarkArgs::BenchmarkArgs(int argc, char** argv) {
     std::string pattern = target.string() + ".running-XXXXXX";
     const int fd = mkstemp(pattern.data());
     if (fd < 0) {
-      throw ConfigError(fmt::format("--benchmark_out={}: cannot create a file beside it ({}); "
-                                    "does the directory exist and is it writable?",
-                                    out_->string(), std::strerror(errno)));
+      throw ConfigError(
+          fmt::format("--benchmark_out={}: cannot create a file beside it ({}); "
+                      "does the directory exist and is it writable?",
+                      out_->string(), std::strerror(errno)));
     }
     close(fd);
     temporary_ = pattern;

@@ -37,7 +37,7 @@ class BenchmarkArgs {
   std::string filter_ = ".";
   std::optional<std::filesystem::path> out_;        ///< --benchmark_out as given
   std::optional<std::filesystem::path> temporary_;  ///< where Google Benchmark writes it
-  std::string out_argument_;  ///< storage of the rewritten argv entry
+  std::string out_argument_;                        ///< storage of the rewritten argv entry
 };
 
 }  // namespace canzona::bench

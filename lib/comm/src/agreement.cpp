@@ -54,7 +54,8 @@ RankRecord decode(const std::string& text) {
     const std::size_t unit = text.find(kUnit, pos);
     const std::size_t end = text.find(kRecord, pos);
     if (unit == std::string::npos || end == std::string::npos || unit > end) break;
-    record.options.emplace_back(text.substr(pos, unit - pos), text.substr(unit + 1, end - unit - 1));
+    record.options.emplace_back(text.substr(pos, unit - pos),
+                                text.substr(unit + 1, end - unit - 1));
     pos = end + 1;
   }
   return record;
@@ -64,8 +65,7 @@ std::vector<RankRecord> exchange_records(Communicator& world, const std::string&
   const auto ranks = static_cast<std::size_t>(world.size());
   const std::int64_t length = static_cast<std::int64_t>(mine.size());
   std::vector<std::int64_t> lengths(ranks);
-  world.all_gather(&length, lengths.data(), std::vector<std::size_t>(ranks, 1),
-                   DataType::kInt64)
+  world.all_gather(&length, lengths.data(), std::vector<std::size_t>(ranks, 1), DataType::kInt64)
       .wait();
   std::vector<std::size_t> counts(ranks);
   std::size_t total = 0;
@@ -105,16 +105,17 @@ void agree_on_start(Communicator& world, const RunOptions& options,
   if (!failed.empty()) {
     const RankRecord& first = records[static_cast<std::size_t>(failed.front())];
     bool same = static_cast<int>(failed.size()) == ranks;
-    for (const int r : failed) same = same && records[static_cast<std::size_t>(r)].message == first.message;
+    for (const int r : failed)
+      same = same && records[static_cast<std::size_t>(r)].message == first.message;
     if (same) {
       throw AgreedError(fmt::format("every rank failed to start: {}", first.message),
                         first.exit_code);
     }
     throw AgreedError(
         fmt::format("rank {} of {} failed to start: {}{}", failed.front(), ranks, first.message,
-                    failed.size() > 1 ? fmt::format(" (ranks that failed: {})",
-                                                    fmt::join(failed, ", "))
-                                      : std::string()),
+                    failed.size() > 1
+                        ? fmt::format(" (ranks that failed: {})", fmt::join(failed, ", "))
+                        : std::string()),
         first.exit_code);
   }
 

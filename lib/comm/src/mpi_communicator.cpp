@@ -129,7 +129,8 @@ void arrive_together(MPI_Comm comm, std::string_view call, std::string group) {
   auto state = std::make_unique<MpiRequestState>();
   CANZONA_MPI_CHECK(MPI_Ibarrier(comm, &state->request));
   Request request(std::move(state));
-  request.set_origin(RequestOrigin{call, "mpi", std::move(group), query_rank(comm), query_size(comm)});
+  request.set_origin(
+      RequestOrigin{call, "mpi", std::move(group), query_rank(comm), query_size(comm)});
   request.wait();
 }
 

@@ -30,9 +30,8 @@ std::atomic<bool>& comm_failed() {
 // that oversubscribed ranks (more ranks than cores) let their peers run, as MPI_Wait does with
 // mpi_yield_when_idle.
 bool poll_until_done(RequestState& state, std::chrono::duration<double> timeout) {
-  const auto deadline =
-      std::chrono::steady_clock::now() +
-      std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
   for (std::uint64_t polls = 0;; ++polls) {
     if (state.test()) return true;
     if (polls % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return false;

@@ -61,9 +61,9 @@ TEST(AgreementTest, RequestsNameTheirCollectiveGroupAndRank) {
   const auto world = MpiCommunicator::world();
   double in = 1, out = 0;
   Request request = world->all_reduce(&in, &out, 1, DataType::kFloat64, ReduceOp::kSum);
-  EXPECT_EQ(request.origin().describe(),
-            "all_reduce on mpi group 'world' (rank " + std::to_string(world->rank()) + " of " +
-                std::to_string(world->size()) + ")");
+  EXPECT_EQ(request.origin().describe(), "all_reduce on mpi group 'world' (rank " +
+                                             std::to_string(world->rank()) + " of " +
+                                             std::to_string(world->size()) + ")");
   request.wait();
   EXPECT_EQ(out, world->size());
 }

@@ -24,11 +24,13 @@ TEST(NumericTextTest, IntegersNameTheValueAndTheRange) {
   EXPECT_EQ(integer_error("0", ranks), "0 is out of range; expected an integer in [1, 65536]");
   EXPECT_EQ(integer_error("99999999999999999999", ranks),
             "99999999999999999999 is out of range; expected an integer in [1, 65536]");
-  EXPECT_EQ(integer_error("abc", ranks), "'abc' is not an integer; expected an integer in [1, 65536]");
+  EXPECT_EQ(integer_error("abc", ranks),
+            "'abc' is not an integer; expected an integer in [1, 65536]");
   EXPECT_EQ(integer_error("", ranks), "'' is not an integer; expected an integer in [1, 65536]");
   EXPECT_EQ(integer_error("2.5", ranks),
             "2.5 is not a whole number; expected an integer in [1, 65536]");
-  EXPECT_EQ(integer_error("8x", IntegerRange{1}), "'8x' is not an integer; expected an integer >= 1");
+  EXPECT_EQ(integer_error("8x", IntegerRange{1}),
+            "'8x' is not an integer; expected an integer >= 1");
   EXPECT_EQ(parse_integer("--dp", "16", ranks), 16);
   EXPECT_THROW(parse_integer("--dp", "-1", ranks), ConfigError);
 }
@@ -50,8 +52,7 @@ TEST(NumericTextTest, RealsRefuseNanInfinityAndNeverPrintTheDoubleLimit) {
     parse_real("--canzona_max_gflop", "-1", positive);
     ADD_FAILURE() << "expected ConfigError";
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(),
-                 "--canzona_max_gflop: -1 is out of range; expected a finite number > 0");
+    EXPECT_STREQ(e.what(), "--canzona_max_gflop: -1 is out of range; expected a finite number > 0");
   }
 }
 

@@ -49,7 +49,8 @@ int drive(canzona::comm::MpiCommunicator& world, const Flags& f) {
   model::ModelSpec spec = testing::tiny_dense_model();
   int steps = f.steps;
   try {
-    if (faulty && f.fault == "bad-input") spec = model::load_model_spec("missing-on-this-rank.json");
+    if (faulty && f.fault == "bad-input")
+      spec = model::load_model_spec("missing-on-this-rank.json");
     if (faulty && f.fault == "model") spec = testing::tiny_dense_model({.layers = 3});
     if (faulty && f.fault == "steps") steps = f.steps + 1;
   } catch (...) {

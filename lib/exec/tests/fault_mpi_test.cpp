@@ -54,8 +54,9 @@ class FaultTest : public ::testing::Test {
 
   ProcessResult run_job(const std::string& fault, const std::vector<std::string>& extra = {}) {
     tag_ = "canzona-fault-" + std::to_string(canzona::testing::test_seed()) + "-" + fault;
-    std::vector<std::string> args = {"-n",  "2", "--oversubscribe", CANZONA_FAULT_DRIVER,
-                                     "--fault", fault, "--timeout", "3", "--tag", tag_};
+    std::vector<std::string> args = {"-n",      "2",   "--oversubscribe", CANZONA_FAULT_DRIVER,
+                                     "--fault", fault, "--timeout",       "3",
+                                     "--tag",   tag_};
     args.insert(args.end(), extra.begin(), extra.end());
     // A hang would be the bug under test: the watchdog ends it and the test reports it.
     return canzona::testing::run_process(CANZONA_MPIEXEC, args, kWatchdogSeconds);
@@ -74,7 +75,9 @@ class FaultTest : public ::testing::Test {
 
   static void expect_contains(const ProcessResult& r, const std::string& fragment) {
     EXPECT_NE((r.out + r.err).find(fragment), std::string::npos)
-        << "missing '" << fragment << "'\nstdout:\n" << r.out << "\nstderr:\n" << r.err;
+        << "missing '" << fragment << "'\nstdout:\n"
+        << r.out << "\nstderr:\n"
+        << r.err;
   }
 
   static constexpr double kWatchdogSeconds = 60;

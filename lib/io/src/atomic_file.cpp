@@ -104,7 +104,8 @@ std::filesystem::path resolve_write_target(const std::filesystem::path& path) {
       throw ConfigError(fmt::format(
           "cannot write '{}': {} is {}; results are written to regular files (a temporary file "
           "renamed over the target), so choose a file path{}",
-          path.string(), current == path ? "it" : fmt::format("its link target '{}'", current.string()),
+          path.string(),
+          current == path ? "it" : fmt::format("its link target '{}'", current.string()),
           detail::file_kind(st.st_mode),
           S_ISDIR(st.st_mode) ? " inside that directory" : ", or write to standard output"));
     }

@@ -20,10 +20,9 @@ namespace {
 
 [[noreturn]] void fail_errno(const std::filesystem::path& path, std::string_view what,
                              std::string_view action, int error) {
-  const std::string_view fix = error == ENOENT ? "; check the path (a typo?)"
-                               : error == EACCES
-                                   ? "; check the file's permissions"
-                                   : "";
+  const std::string_view fix = error == ENOENT   ? "; check the path (a typo?)"
+                               : error == EACCES ? "; check the file's permissions"
+                                                 : "";
   throw ConfigError(fmt::format("{} '{}': cannot {}: {}{}", what, path.string(), action,
                                 std::strerror(error), fix));
 }
@@ -45,9 +44,10 @@ class Fd {
 
 void check_mode(const std::filesystem::path& path, std::string_view what, const struct stat& st) {
   if (!S_ISREG(st.st_mode)) {
-    throw ConfigError(fmt::format("{} '{}' is {}, not a regular file; pass the path of the file "
-                                  "itself",
-                                  what, path.string(), detail::file_kind(st.st_mode)));
+    throw ConfigError(
+        fmt::format("{} '{}' is {}, not a regular file; pass the path of the file "
+                    "itself",
+                    what, path.string(), detail::file_kind(st.st_mode)));
   }
 }
 
@@ -70,9 +70,10 @@ std::string read_input_file(const std::filesystem::path& path, std::string_view 
   check_mode(path, what, st);  // the path may have been replaced between stat and open
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size > max_bytes) {
-    throw ConfigError(fmt::format("{} '{}' has {} bytes, more than the {} bytes this input may "
-                                  "have; is it the right file?",
-                                  what, path.string(), size, max_bytes));
+    throw ConfigError(
+        fmt::format("{} '{}' has {} bytes, more than the {} bytes this input may "
+                    "have; is it the right file?",
+                    what, path.string(), size, max_bytes));
   }
   std::string bytes(static_cast<std::size_t>(size), '\0');
   std::size_t done = 0;

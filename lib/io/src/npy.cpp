@@ -202,8 +202,8 @@ NpyArray parse_npy(std::string_view bytes, std::string_view source) {
   // before anything is allocated.
   const std::optional<std::int64_t> numel = checked_product(array.shape);
   std::int64_t needed = 0;
-  if (!numel || __builtin_mul_overflow(*numel, static_cast<std::int64_t>(item_size(array.dtype)),
-                                       &needed)) {
+  if (!numel ||
+      __builtin_mul_overflow(*numel, static_cast<std::int64_t>(item_size(array.dtype)), &needed)) {
     throw ConfigError(fmt::format(
         "{}: shape ({}) of {} has more elements than fit in memory (the byte size overflows "
         "64 bits) while the file holds {} data bytes; the header is corrupt",

@@ -111,8 +111,8 @@ class Reader {
 // Each size is at most kMaxSize, but their products are not: a spec at the limits describes
 // ~2^72 parameters and 2^24 layers. What is built from a spec (parameter lists, ZeRO-1 buckets,
 // plans) grows with these totals, so they are bounded here, before anything is allocated.
-constexpr long double kMaxParams = 0x1p42L;      // 4.4e12: ~19x Qwen3-235B-A22B
-constexpr long double kMaxTensors = 0x1p20L;     // 1,048,576: ~28x Qwen3-235B-A22B
+constexpr long double kMaxParams = 0x1p42L;        // 4.4e12: ~19x Qwen3-235B-A22B
+constexpr long double kMaxTensors = 0x1p20L;       // 1,048,576: ~28x Qwen3-235B-A22B
 constexpr long double kTensorsPerDenseLayer = 11;  // q k v o, q/k norms, 2 norms, gate up down
 constexpr long double kTensorsPerMoeLayer = 9;     // attention, norms and the router
 
@@ -122,8 +122,8 @@ void check_totals(const ModelSpec& s, std::string_view source) {
   const long double mlp = s.num_experts > 0
                               ? s.num_experts * (h + 3.0L * h * s.moe_intermediate_size)
                               : 3.0L * h * s.intermediate_size;
-  const long double params =
-      layers * (attention + mlp + 2 * h + 2 * d) + (s.tie_word_embeddings ? 1 : 2) * h * s.vocab_size + h;
+  const long double params = layers * (attention + mlp + 2 * h + 2 * d) +
+                             (s.tie_word_embeddings ? 1 : 2) * h * s.vocab_size + h;
   if (params > kMaxParams) {
     throw ConfigError(fmt::format(
         "model spec {}: describes {:.3g} parameters; at most {:.3g} (2^42) fit the plans and "
@@ -132,8 +132,9 @@ void check_totals(const ModelSpec& s, std::string_view source) {
         source, static_cast<double>(params), static_cast<double>(kMaxParams)));
   }
   const long double tensors =
-      layers * (s.num_experts > 0 ? kTensorsPerMoeLayer + 3.0L * s.num_experts
-                                  : kTensorsPerDenseLayer) + 3;
+      layers *
+          (s.num_experts > 0 ? kTensorsPerMoeLayer + 3.0L * s.num_experts : kTensorsPerDenseLayer) +
+      3;
   if (tensors > kMaxTensors) {
     throw ConfigError(fmt::format(
         "model spec {}: {} layers of {} tensors each make {:.3g} parameter tensors; at most "

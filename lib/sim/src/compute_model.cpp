@@ -128,9 +128,9 @@ void ComputeCache::merge_text(std::string_view text, const std::string& source) 
                     "\"canzona-compute-cache\" and an \"entries\" object); delete it to re-measure",
                     source));
   }
-  const std::string backend =
-      json.contains("backend") && json["backend"].is_string() ? json["backend"].get<std::string>()
-                                                               : std::string();
+  const std::string backend = json.contains("backend") && json["backend"].is_string()
+                                  ? json["backend"].get<std::string>()
+                                  : std::string();
   if (backend != backend_) {
     throw ConfigError(fmt::format(
         "compute cache {}: measured on the '{}' backend, but this projection measures on '{}'; "

@@ -211,8 +211,8 @@ DeviceProfile read_device(const Reader& parent) {
 
 // Physical bounds, far outside any real machine, so that a typo (1e308) is refused here instead
 // of turning every projected time into inf or 0.
-constexpr double kMinRate = 1e-6;   // GB/s or TFLOP/s
-constexpr double kMaxRate = 1e9;    // GB/s or TFLOP/s
+constexpr double kMinRate = 1e-6;      // GB/s or TFLOP/s
+constexpr double kMaxRate = 1e9;       // GB/s or TFLOP/s
 constexpr double kMaxLatencyUs = 1e8;  // 100 s
 
 void check_rate(const Topology& t, std::string_view field, double value) {
@@ -374,15 +374,15 @@ Topology topology_from_json(const nlohmann::json& json, std::string_view source)
   if (gpn == nullptr) r.fail("gpus_per_node", "is missing");
   // Read as int64 and range-checked before narrowing: 99999999999 must not become 1215752191.
   constexpr std::int64_t kMaxGpusPerNode = std::int64_t{1} << 16;
-  if (!gpn->is_number_integer() || (gpn->is_number_unsigned() &&
-                                    gpn->get<std::uint64_t>() > std::uint64_t{1} << 62)) {
-    r.fail("gpus_per_node", fmt::format("must be an integer in [1, {}], got {}", kMaxGpusPerNode,
-                                        gpn->dump()));
+  if (!gpn->is_number_integer() ||
+      (gpn->is_number_unsigned() && gpn->get<std::uint64_t>() > std::uint64_t{1} << 62)) {
+    r.fail("gpus_per_node",
+           fmt::format("must be an integer in [1, {}], got {}", kMaxGpusPerNode, gpn->dump()));
   }
   const auto gpus_per_node = gpn->get<std::int64_t>();
   if (gpus_per_node < 1 || gpus_per_node > kMaxGpusPerNode) {
-    r.fail("gpus_per_node", fmt::format("must be an integer in [1, {}], got {}", kMaxGpusPerNode,
-                                        gpus_per_node));
+    r.fail("gpus_per_node",
+           fmt::format("must be an integer in [1, {}], got {}", kMaxGpusPerNode, gpus_per_node));
   }
   t.gpus_per_node = static_cast<int>(gpus_per_node);
   t.intra_node = read_level(r, "intra_node");

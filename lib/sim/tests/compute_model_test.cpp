@@ -79,7 +79,8 @@ TEST_F(ComputeModelTest, AdamWIsMemoryBound) {
 TEST_F(ComputeModelTest, MeasuresOnTheCpuBackendOncePerKey) {
   const auto backend = backend::make_backend("cpu");
   ComputeCache cache("cpu");
-  MeasuredCompute measured(*backend, MeasureOptions{2, 1, canzona::testing::test_seed()}, &cache);
+  MeasuredCompute measured(*backend, MeasureOptions{2, 1, canzona::testing::test_seed(), nullptr},
+                           &cache);
   optim::OptimizerSpec muon = spec_of(optim::OptimizerKind::kMuon);
   muon.muon.ns_precision = optim::NsPrecision::kFloat32;
   const optim::Shape s{dim(8, 48), dim(8, 48)};

@@ -103,6 +103,7 @@ int validate(canzona::comm::MpiCommunicator& world, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return canzona::comm::run_mpi_job(
-      argc, argv, [&](canzona::comm::MpiCommunicator& world) { return validate(world, argc, argv); });
+  return canzona::comm::run_mpi_job(argc, argv, [&](canzona::comm::MpiCommunicator& world) {
+    return validate(world, argc, argv);
+  });
 }

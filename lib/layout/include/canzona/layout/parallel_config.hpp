@@ -28,9 +28,9 @@ struct ParallelConfig {
 };
 
 /// Throws ConfigError (what is wrong, and which values would work) unless: dp, tp and
-/// gpus_per_node are >= 1; dp·tp <= kMaxWorldSize; tp divides num_heads, num_kv_heads (Megatron's num_query_groups),
-/// intermediate_size and, for MoE, moe_intermediate_size (experts are TP-sharded with
-/// expert-TP = TP); and tp <= gpus_per_node.
+/// gpus_per_node are >= 1; dp·tp <= kMaxWorldSize; tp divides num_heads, num_kv_heads (Megatron's
+/// num_query_groups), intermediate_size and, for MoE, moe_intermediate_size (experts are TP-sharded
+/// with expert-TP = TP); and tp <= gpus_per_node.
 void validate(const ParallelConfig& config, const model::ModelSpec& model);
 
 /// Throws ConfigError "dp·tp = X but the job has Y ranks" unless dp·tp == world_size.
