@@ -134,9 +134,9 @@ ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topolog
   sim::MeasureOptions measure;
   measure.steps = o.measure_steps;
   const auto start = std::chrono::steady_clock::now();
-  measure.on_measured = [start](const std::string& key, double seconds, int measured) {
+  measure.on_measured = [start](const std::string& key, double seconds, int shapes) {
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    std::clog << fmt::format("project: [{} measured, {:.0f} s] {}: {:.3f} ms per step\n", measured,
+    std::clog << fmt::format("project: [{} measured, {:.0f} s] {}: {:.3f} ms per step\n", shapes,
                              elapsed.count(), key, seconds * 1e3);
   };
   source.model =
