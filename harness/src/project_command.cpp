@@ -144,8 +144,23 @@ ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topolog
   return source;
 }
 
+// --strategy as a list: "a,b" and repeated flags, split here rather than by CLI11, which drops
+// empty items (so "canzona,,sc" would silently lose one).
+std::vector<std::string> strategy_list(const ProjectOptions& o) {
+  std::vector<std::string> names;
+  for (const std::string& value : o.strategies) {
+    std::size_t begin = 0;
+    for (std::size_t comma; (comma = value.find(',', begin)) != std::string::npos;
+         begin = comma + 1) {
+      names.push_back(value.substr(begin, comma - begin));
+    }
+    names.push_back(value.substr(begin));
+  }
+  return names;
+}
+
 void check_flags(const ProjectOptions& o) {
-  for (const std::string& strategy : o.strategies) {
+  for (const std::string& strategy : strategy_list(o)) {
     if (strategy.empty()) {
       throw ConfigError(
           "--strategy: the list has an empty name (two commas in a row, or one at an end); give "
@@ -180,7 +195,7 @@ int project(const ProjectOptions& o, std::ostream& out) {
   const layout::ParallelConfig config = parallel_config(o, spec, topology);
   // Plans first: every flag error surfaces before any (possibly slow) measurement.
   std::vector<plan::StepPlan> plans;
-  for (const std::string& strategy : o.strategies) {
+  for (const std::string& strategy : strategy_list(o)) {
     plans.push_back(baselines::make_step_plan(spec, config, strategy_options(o, strategy)));
   }
   ComputeSource compute = make_compute(o, topology);
@@ -239,7 +254,6 @@ CommandAction add_project_command(CLI::App& app) {
   cmd->add_option("--strategy", o->strategies,
                   fmt::format("Strategies, comma-separated: {} or <dp>+<tp>",
                               fmt::join(baselines::strategy_names(), ", ")))
-      ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--topology", o->topology,
                   fmt::format("Preset ({}) or topology JSON file (see lib/sim/README.md)",

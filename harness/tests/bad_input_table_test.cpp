@@ -225,7 +225,9 @@ TEST(BadInputTable, EveryBadInputGetsItsExitCodeAndMessage) {
     EXPECT_NE(r.err.find(input.fragment), std::string::npos)
         << "expected '" << input.fragment << "' in:\n"
         << r.err;
-    if (!input.stdout_to_full) EXPECT_EQ(r.out, "") << "bad input must print nothing to stdout";
+    if (!input.stdout_to_full) {
+      EXPECT_EQ(r.out, "") << "bad input must print nothing to stdout";
+    }
     std::string message = first_error_line(r.err);
     for (std::size_t p; (p = message.find(dir.string())) != std::string::npos;) {
       message.replace(p, dir.string().size(), "{dir}");
