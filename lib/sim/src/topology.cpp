@@ -209,10 +209,12 @@ DeviceProfile read_device(const Reader& parent) {
   return d;
 }
 
-// Physical bounds, far outside any real machine, so that a typo (1e308) is refused here instead
-// of turning every projected time into inf or 0.
+// Bounds far outside any real machine, so that a typo (1e308, 1e-308) is refused here instead of
+// turning every projected time into inf or 0. The rate ceiling still admits the "free network"
+// of what-if projections (1e15 GB/s: a gigabyte in a femtosecond), whose times stay far above
+// the smallest double.
 constexpr double kMinRate = 1e-6;      // GB/s or TFLOP/s
-constexpr double kMaxRate = 1e9;       // GB/s or TFLOP/s
+constexpr double kMaxRate = 1e15;      // GB/s or TFLOP/s
 constexpr double kMaxLatencyUs = 1e8;  // 100 s
 
 void check_rate(const Topology& t, std::string_view field, double value) {
