@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,33 +41,6 @@ double time_collective(comm::Communicator& world, const LocalCalibrationOptions&
   double slowest = 0;
   world.all_reduce(&fastest, &slowest, 1, comm::DataType::kFloat64, comm::ReduceOp::kMax).wait();
   return slowest;
-}
-
-// A table whose times do not grow with the message size cannot be fitted (fit_alpha_beta
-// refuses it, rightly, for nccl-tests files). Measured here on a noisy host it is noise, not a
-// corrupt file: fall back to alpha = the smallest time and the bandwidth of the largest message,
-// and say so in the topology's provenance and on stderr.
-void fit_or_fall_back(NcclTestsRun& run, int rank, std::vector<std::string>& notes) {
-  try {
-    fit_alpha_beta(run);
-    return;
-  } catch (const ConfigError& e) {
-    const NcclTestsRow& small = run.rows.front();
-    const NcclTestsRow& large = run.rows.back();
-    const double alpha_us = std::min(small.time_us, large.time_us);
-    // The largest message's time, at least its bandwidth-implied share above alpha.
-    const double large_us = std::max(large.time_us, alpha_us * 1.000001 + 1e-3);
-    const double per_byte_us = (large_us - alpha_us) / (large.bytes - small.bytes);
-    for (NcclTestsRow& row : run.rows) {
-      row.time_us = alpha_us + per_byte_us * (row.bytes - small.bytes);
-    }
-    const std::string note = fmt::format(
-        "local calibration of {}: the measured times did not grow with the message size (a busy "
-        "host); fitted from the smallest and largest message instead ({})",
-        run.op_name, e.what());
-    notes.push_back(note);
-    if (rank == 0) std::fprintf(stderr, "warning: %s\n", note.c_str());
-  }
 }
 
 NcclTestsRun measure(comm::Communicator& world, const LocalCalibrationOptions& options,
@@ -135,16 +109,43 @@ NcclTestsRun measure(comm::Communicator& world, const LocalCalibrationOptions& o
   return run;
 }
 
-// Rows strictly increasing in size (sizes that round to the same float count collapse).
-void drop_duplicate_sizes(NcclTestsRun& run) {
+}  // namespace
+
+std::optional<std::string> make_fittable(NcclTestsRun& run) {
+  // Sizes ascending and distinct (sizes that round to the same float count collapse).
+  std::stable_sort(run.rows.begin(), run.rows.end(),
+                   [](const NcclTestsRow& a, const NcclTestsRow& b) { return a.bytes < b.bytes; });
   std::vector<NcclTestsRow> rows;
   for (const NcclTestsRow& row : run.rows) {
     if (rows.empty() || row.bytes > rows.back().bytes) rows.push_back(row);
   }
   run.rows = std::move(rows);
+  if (run.rows.size() < 2) {
+    throw ConfigError(
+        "local topology calibration needs >= 2 distinct message sizes of at least 4 bytes per "
+        "rank");
+  }
+  try {
+    fit_alpha_beta(run);
+    return std::nullopt;
+  } catch (const ConfigError& e) {
+    // fit_alpha_beta refuses, rightly for nccl-tests files, a table whose times do not grow with
+    // the message size. Measured here it is noise on a busy host, not a corrupt file.
+    const NcclTestsRow& small = run.rows.front();
+    const NcclTestsRow& large = run.rows.back();
+    const double alpha_us = std::min(small.time_us, large.time_us);
+    // The largest message's time, at least a hair above alpha so that the slope is positive.
+    const double large_us = std::max(large.time_us, alpha_us * 1.000001 + 1e-3);
+    const double per_byte_us = (large_us - alpha_us) / (large.bytes - small.bytes);
+    for (NcclTestsRow& row : run.rows) {
+      row.time_us = alpha_us + per_byte_us * (row.bytes - small.bytes);
+    }
+    return fmt::format(
+        "local calibration of {}: the measured times did not grow with the message size (a busy "
+        "host); fitted from the smallest and largest message instead ({})",
+        run.op_name, e.what());
+  }
 }
-
-}  // namespace
 
 Topology measure_local_topology(comm::Communicator& world, const LocalCalibrationOptions& options) {
   if (world.memory_space() != comm::MemorySpace::kHost) {
@@ -176,13 +177,10 @@ Topology measure_local_topology(comm::Communicator& world, const LocalCalibratio
        {CollectiveClass::kAllReduce, CollectiveClass::kReduceScatter, CollectiveClass::kAllGather,
         CollectiveClass::kAllToAll, CollectiveClass::kBroadcast}) {
     runs.push_back(measure(world, options, kind));
-    drop_duplicate_sizes(runs.back());
-    if (runs.back().rows.size() < 2) {
-      throw ConfigError(
-          "local topology calibration needs >= 2 distinct message sizes of at least 4 bytes per "
-          "rank");
+    if (std::optional<std::string> note = make_fittable(runs.back())) {
+      if (world.rank() == 0) std::fprintf(stderr, "warning: %s\n", note->c_str());
+      notes.push_back(std::move(*note));
     }
-    fit_or_fall_back(runs.back(), world.rank(), notes);
   }
   // Bandwidths are fitted per class; the one base latency is the mean of the classes' fitted
   // alphas (calibrate_topology).

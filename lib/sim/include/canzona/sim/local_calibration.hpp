@@ -7,11 +7,14 @@
 // with the measured run.
 #pragma once
 
+#include "canzona/sim/nccl_tests.hpp"
 #include "canzona/sim/topology.hpp"
 
 #include <canzona/comm/communicator.hpp>
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace canzona::sim {
@@ -36,5 +39,12 @@ struct LocalCalibrationOptions {
 /// backend) and has >= 2 ranks.
 Topology measure_local_topology(comm::Communicator& world,
                                 const LocalCalibrationOptions& options = {});
+
+/// Prepares one measured run for calibrate_topology: rows sorted by size with duplicate sizes
+/// dropped (ConfigError when fewer than 2 remain), then, when fit_alpha_beta refuses the run
+/// because its times do not grow with the message size (noise on a busy host: one descheduled
+/// small message outlasts a large one), the rows are replaced by the line through the smallest
+/// time and the largest message. Returns the warning to report in that case, nullopt otherwise.
+std::optional<std::string> make_fittable(NcclTestsRun& run);
 
 }  // namespace canzona::sim
