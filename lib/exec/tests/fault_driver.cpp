@@ -35,7 +35,6 @@ struct Flags {
   int fault_step = 1;
   int steps = 3;
   double timeout = 5;
-  std::string tag;  // lets the test find every process of this job
 };
 
 int drive(canzona::comm::MpiCommunicator& world, const Flags& f) {
@@ -100,7 +99,6 @@ int main(int argc, char** argv) {
   app.add_option("--fault-step", flags.fault_step);
   app.add_option("--steps", flags.steps);
   app.add_option("--timeout", flags.timeout);
-  app.add_option("--tag", flags.tag);
   CLI11_PARSE(app, argc, argv);
   return canzona::comm::run_mpi_job(
       argc, argv, [&](canzona::comm::MpiCommunicator& world) { return drive(world, flags); });
