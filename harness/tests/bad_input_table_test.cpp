@@ -2,9 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The bad-input table (results/reliability/bad-inputs.md): every bad input below is run through
-// the real canzona-bench, must exit with the expected code and print the expected message, and
-// the table rendered from what it printed must equal the committed file, so the table cannot go
-// stale. After a deliberate change of a message, regenerate it:
+// the real canzona-bench or suite executable (the suites' shared main, suites/common), must exit
+// with the expected code and print the expected message, and the table rendered from what it
+// printed must equal the committed file, so the table cannot go stale. After a deliberate change
+// of a message, regenerate it (in a build with the suites):
 //   CANZONA_UPDATE_GOLDEN=1 ctest --test-dir <build> -R BadInputTable
 #include <canzona/testing/run_process.hpp>
 #include <canzona/testing/seed.hpp>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -27,11 +29,38 @@ namespace fs = std::filesystem;
 
 struct BadInput {
   std::string what;               ///< the bad input, in words
-  std::vector<std::string> args;  ///< canzona-bench arguments; "{dir}" is the scratch directory
+  std::vector<std::string> args;  ///< program arguments; "{dir}" is the scratch directory
   int exit_code;
   std::string fragment;         ///< must appear in stderr
   bool stdout_to_full = false;  ///< run with stdout on /dev/full
+  std::string program = "canzona-bench";
+  /// {dir}/existing.json holds earlier results before the run and must hold them after it (the
+  /// suites' --benchmark_out), with no temporary file left beside it.
+  bool keeps_existing_out = false;
 };
+
+constexpr const char* kPreviousResults = "previous results\n";
+
+// A suite run that must fail with exit 2 and leave an existing --benchmark_out file alone.
+BadInput suite_case(std::string what, std::string suite, std::vector<std::string> args,
+                    std::string fragment) {
+  args.push_back("--benchmark_out={dir}/existing.json");
+  if (std::none_of(args.begin(), args.end(),
+                   [](const std::string& a) { return a.starts_with("--benchmark_out_format="); })) {
+    args.push_back("--benchmark_out_format=json");
+  }
+  return {std::move(what), std::move(args), 2, std::move(fragment), false, std::move(suite), true};
+}
+
+std::string executable(const std::string& program) {
+  if (program == "canzona-bench") return CANZONA_BENCH_EXE;
+#ifdef CANZONA_PLANNER_EXE
+  if (program == "canzona_bench_planner") return CANZONA_PLANNER_EXE;
+  if (program == "canzona_bench_kernels") return CANZONA_KERNELS_EXE;
+#endif
+  ADD_FAILURE() << "no executable for " << program;
+  return program;
+}
 
 std::string npy_header(const std::string& shape) {
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
@@ -81,6 +110,46 @@ void make_inputs(const fs::path& dir) {
   write(dir / "zero-iterations.json",
         "{" + context + R"(, "benchmarks": [{"name": "a", "iterations": 0, "real_time": 1,
         "cpu_time": 1, "time_unit": "ns"}]})");
+}
+
+// One benchmark of the planner suite, quick enough for a test.
+constexpr const char* kOnePlannerBenchmark =
+    "--benchmark_filter=Planner/zero1/qwen3-8b/gpus:32/dp:8/tp:4$";
+
+// The shared suite main (suites/common), through two suites; empty when suites are not built.
+std::vector<BadInput> suite_bad_inputs() {
+#ifdef CANZONA_PLANNER_EXE
+  const std::string planner = "canzona_bench_planner";
+  const std::string kernels = "canzona_bench_kernels";
+  BadInput full_stdout{"suite stdout on a full device",
+                       {kOnePlannerBenchmark, "--benchmark_min_time=0.001"},
+                       2,
+                       "cannot write to standard output",
+                       true,
+                       planner};
+  return {
+      suite_case("suite: a filter that matches nothing", planner,
+                 {"--benchmark_filter=NoSuchBenchmark"},
+                 "no benchmark matches --benchmark_filter=NoSuchBenchmark"),
+      suite_case("suite: a filter that is not a regular expression", planner,
+                 {"--benchmark_filter=("}, "not a valid regular expression"),
+      suite_case("suite: zero repetitions", planner, {"--benchmark_repetitions=0"},
+                 "--benchmark_repetitions: 0 is out of range"),
+      suite_case("suite: an unknown console format", planner, {"--benchmark_format=xml"},
+                 "--benchmark_format=xml: unknown format"),
+      suite_case("suite: an unknown output format", planner, {"--benchmark_out_format=xml"},
+                 "--benchmark_out_format=xml: unknown format"),
+      suite_case("suite: a suite flag it does not have", planner, {"--canzona_nope=1"},
+                 "this suite has no flag --canzona_nope"),
+      suite_case("suite: --canzona_max_gflop=-1", kernels, {"--canzona_max_gflop=-1"},
+                 "--canzona_max_gflop: -1 is out of range"),
+      suite_case("suite: --canzona_max_gflop=nan", kernels, {"--canzona_max_gflop=nan"},
+                 "--canzona_max_gflop: nan is not a number"),
+      full_stdout,
+  };
+#else
+  return {};
+#endif
 }
 
 std::vector<BadInput> bad_inputs() {
@@ -172,22 +241,27 @@ std::vector<BadInput> bad_inputs() {
   };
 }
 
-std::string first_error_line(const std::string& err) {
-  const std::size_t end = err.find('\n');
-  return err.substr(0, end);
+// The line of stderr that carries the expected fragment (the first line when none does).
+std::string error_line(const std::string& err, const std::string& fragment) {
+  std::size_t at = err.find(fragment);
+  if (at == std::string::npos) at = 0;
+  const std::size_t begin = err.rfind('\n', at) == std::string::npos ? 0 : err.rfind('\n', at) + 1;
+  return err.substr(begin, err.find('\n', at) - begin);
 }
 
 std::string render(const std::vector<std::pair<BadInput, std::string>>& rows) {
   std::string out =
       "<!-- Generated by harness/tests/bad_input_table_test.cpp; do not edit by hand. -->\n"
-      "# Bad inputs and what canzona-bench answers\n\n"
+      "# Bad inputs and what canzona-bench and the suites answer\n\n"
       "Every row is run by the test `BadInputTable` against the real executable (`{dir}` is a "
-      "scratch directory); the test fails when an exit code or message changes and this file "
+      "scratch directory; a suite row also checks that the earlier results in "
+      "`{dir}/existing.json` are left untouched); the test fails when an exit code or message "
+      "changes and this file "
       "was not regenerated (`CANZONA_UPDATE_GOLDEN=1 ctest -R BadInputTable`). Exit codes: 2 bad "
       "input or an output that cannot be written, 3 internal error (none here).\n\n"
       "| bad input | command | exit | message |\n|---|---|---|---|\n";
   for (const auto& [input, message] : rows) {
-    std::string command = "canzona-bench";
+    std::string command = input.program;
     for (const std::string& a : input.args) command += " " + a;
     if (input.stdout_to_full) command += " > /dev/full";
     std::string cell = message;
@@ -199,13 +273,23 @@ std::string render(const std::vector<std::pair<BadInput, std::string>>& rows) {
   return out;
 }
 
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 TEST(BadInputTable, EveryBadInputGetsItsExitCodeAndMessage) {
   const fs::path dir = fs::temp_directory_path() /
                        ("canzona-bad-inputs-" + std::to_string(canzona::testing::test_seed()));
   fs::create_directories(dir);
   make_inputs(dir);
+  std::vector<BadInput> inputs = bad_inputs();
+  const std::vector<BadInput> suites = suite_bad_inputs();
+  inputs.insert(inputs.end(), suites.begin(), suites.end());
   std::vector<std::pair<BadInput, std::string>> rows;
-  for (const BadInput& input : bad_inputs()) {
+  for (const BadInput& input : inputs) {
     SCOPED_TRACE(input.what);
     std::vector<std::string> args;
     for (std::string a : input.args) {
@@ -213,13 +297,15 @@ TEST(BadInputTable, EveryBadInputGetsItsExitCodeAndMessage) {
         a.replace(p, 5, dir.string());
       args.push_back(a);
     }
+    const fs::path existing = dir / "existing.json";
+    if (input.keeps_existing_out) std::ofstream(existing) << kPreviousResults;
     canzona::testing::ProcessResult r;
     if (input.stdout_to_full) {
-      std::string command = fmt::format("exec '{}'", CANZONA_BENCH_EXE);
+      std::string command = fmt::format("exec '{}'", executable(input.program));
       for (const std::string& a : args) command += " '" + a + "'";
       r = canzona::testing::run_process("/bin/sh", {"-c", command + " > /dev/full"});
     } else {
-      r = canzona::testing::run_process(CANZONA_BENCH_EXE, args);
+      r = canzona::testing::run_process(executable(input.program), args);
     }
     EXPECT_EQ(r.exit_code, input.exit_code) << r.err;
     EXPECT_NE(r.err.find(input.fragment), std::string::npos)
@@ -228,7 +314,14 @@ TEST(BadInputTable, EveryBadInputGetsItsExitCodeAndMessage) {
     if (!input.stdout_to_full) {
       EXPECT_EQ(r.out, "") << "bad input must print nothing to stdout";
     }
-    std::string message = first_error_line(r.err);
+    if (input.keeps_existing_out) {
+      EXPECT_EQ(read_file(existing), kPreviousResults) << "the existing output file was changed";
+      for (const auto& entry : fs::directory_iterator(dir)) {
+        EXPECT_EQ(entry.path().filename().string().find("existing.json."), std::string::npos)
+            << "left a temporary file behind: " << entry.path();
+      }
+    }
+    std::string message = error_line(r.err, input.fragment);
     for (std::size_t p; (p = message.find(dir.string())) != std::string::npos;) {
       message.replace(p, dir.string().size(), "{dir}");
     }
@@ -240,14 +333,44 @@ TEST(BadInputTable, EveryBadInputGetsItsExitCodeAndMessage) {
   const fs::path golden = fs::path(CANZONA_RESULTS_DIR) / "reliability" / "bad-inputs.md";
   const char* update = std::getenv("CANZONA_UPDATE_GOLDEN");
   if (update != nullptr && std::strcmp(update, "1") == 0) {
+    if (suites.empty()) FAIL() << "regenerate the table in a build with the suites";
     std::ofstream(golden) << table;
     GTEST_SKIP() << "regenerated " << golden;
   }
-  std::ifstream in(golden);
-  std::stringstream committed;
-  committed << in.rdbuf();
-  EXPECT_EQ(committed.str(), table)
+  const std::string committed = read_file(golden);
+  if (suites.empty()) {
+    // A build without the suites checks its own rows only.
+    std::istringstream lines(table);
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_NE(committed.find(line), std::string::npos)
+          << golden << " is stale: it lacks\n"
+          << line << "\nregenerate it with "
+          << "CANZONA_UPDATE_GOLDEN=1 in a build with the suites and commit it";
+    }
+    return;
+  }
+  EXPECT_EQ(committed, table)
       << golden << " is stale; regenerate it with CANZONA_UPDATE_GOLDEN=1 and commit it";
 }
+
+#ifdef CANZONA_PLANNER_EXE
+// The other half of the --benchmark_out rule: a run that succeeds replaces the file, completely.
+TEST(BadInputTable, ASuccessfulSuiteRunReplacesItsOutputFile) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("canzona-suite-out-" + std::to_string(canzona::testing::test_seed()));
+  fs::create_directories(dir);
+  const fs::path out = dir / "existing.json";
+  std::ofstream(out) << kPreviousResults;
+  const canzona::testing::ProcessResult r = canzona::testing::run_process(
+      CANZONA_PLANNER_EXE, {kOnePlannerBenchmark, "--benchmark_min_time=0.001",
+                            "--benchmark_out=" + out.string(), "--benchmark_out_format=json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(read_file(out).find("\"benchmarks\""), std::string::npos) << read_file(out);
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++files;
+  EXPECT_EQ(files, 1u) << "a temporary file was left beside the output";
+  fs::remove_all(dir);
+}
+#endif
 
 }  // namespace
