@@ -162,6 +162,12 @@ TEST_F(ProjectCommandTest, CalibratedTopologyFileDrivesAMeasuredProjection) {
   EXPECT_EQ(j["strategies"][0]["compute"], "measured");
   EXPECT_NE(j["compute_source"].get<std::string>().find("measured on the cpu backend"),
             std::string::npos);
+  // Measuring takes seconds to minutes on a real model: stderr says what, why, and how far along.
+  EXPECT_NE(p.err.find("project: measuring optimizer steps on the cpu backend (--compute "
+                       "measured)"),
+            std::string::npos)
+      << p.err;
+  EXPECT_NE(p.err.find("project: [1 measured, "), std::string::npos) << p.err;
 
   const ProcessResult bad = bench(
       {"calibrate", "--nccl-tests", write("junk.txt", "# nothing\n"), "--out", file("never.json")});
