@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 namespace canzona::comm {
 namespace {
@@ -24,6 +26,17 @@ namespace {
 std::atomic<bool>& comm_failed() {
   static std::atomic<bool> failed{false};
   return failed;
+}
+
+// Keeps the state of a request that never completed alive until the process exits: the backend
+// may still write into its buffers (and the caller's), so freeing it would be a use-after-free
+// waiting to happen, and the job is ending anyway. Held by a never-destroyed list rather than
+// dropped, so leak checkers see it as reachable, not lost.
+void abandon(std::unique_ptr<RequestState> state) {
+  static std::mutex mutex;
+  static auto* abandoned = new std::vector<std::unique_ptr<RequestState>>();
+  const std::lock_guard<std::mutex> lock(mutex);
+  abandoned->push_back(std::move(state));
 }
 
 // Polls until the state completes or `timeout` passes; false on timeout. Yields between polls so
@@ -77,9 +90,9 @@ void Request::wait() {
   }
   if (!done) {
     comm_failed().store(true);
-    // The backend may still write into the caller's buffers, so the state is deliberately leaked
-    // rather than freed; the process must end (the job cannot continue past a lost collective).
-    static_cast<void>(state_.release());
+    // The process must end (the job cannot continue past a lost collective); until then the
+    // backend may still write into the state's buffers.
+    abandon(std::move(state_));
     throw CollectiveTimeoutError(fmt::format(
         "collective timeout: {} did not complete within {:g} s; a peer rank is stalled, has died "
         "or is waiting in a different collective (set CANZONA_COLLECTIVE_TIMEOUT_S to change the "
@@ -107,7 +120,7 @@ void Request::finish_quietly() noexcept {
   // The backend may still touch the caller's buffers (and our staging memory), so dropping a
   // pending request must wait; a destructor cannot throw, so failures are only logged.
   if (comm_failed().load()) {
-    static_cast<void>(state_.release());  // see wait(): leaked on purpose, the job is ending
+    abandon(std::move(state_));  // see wait(): the job is ending
     return;
   }
   try {
