@@ -7,8 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
 
 namespace canzona::harness {
 namespace {
@@ -51,29 +53,63 @@ T required(const nlohmann::json& row, const char* key, const std::string& where)
   }
 }
 
-// An optional field: `fallback` when absent, ConfigError when present with the wrong type
-// (nlohmann's value() would throw its own type_error, which is not a user-facing message).
+// A field the format may omit; when present it must have the right type (nlohmann's value()
+// would throw its own type_error, which is not a user-facing message).
 template <typename T>
-T optional_field(const nlohmann::json& row, const char* key, const std::string& where, T fallback) {
-  if (row.find(key) == row.end()) return fallback;
+std::optional<T> optional_field(const nlohmann::json& row, const char* key,
+                                const std::string& where) {
+  if (!row.contains(key)) return std::nullopt;
   return required<T>(row, key, where);
 }
 
 std::optional<std::string> row_error(const nlohmann::json& row, const std::string& where) {
-  if (optional_field(row, "error_occurred", where, false)) {
-    return optional_field(row, "error_message", where,
-                          std::string("error_occurred without a message"));
+  if (optional_field<bool>(row, "error_occurred", where).value_or(false)) {
+    return optional_field<std::string>(row, "error_message", where)
+        .value_or("error_occurred without a message");
   }
   // "skipped" is a boolean in some Google Benchmark versions and an enum (0 = not skipped) in
   // others.
   const auto skipped = row.find("skipped");
   const bool is_skipped = skipped != row.end() && skipped->is_number_integer()
                               ? skipped->get<std::int64_t>() != 0
-                              : optional_field(row, "skipped", where, false);
+                              : optional_field<bool>(row, "skipped", where).value_or(false);
   if (is_skipped) {
-    return optional_field(row, "skip_message", where, std::string("skipped"));
+    return optional_field<std::string>(row, "skip_message", where).value_or("skipped");
   }
   return std::nullopt;
+}
+
+// Google Benchmark writes NaN and infinite counters as the bare words NaN, -NaN, Infinity and
+// -Infinity (1.7.1's JSONReporter: the cv of a counter whose mean is 0 is NaN), which JSON does
+// not allow. Outside strings they become null: such a counter is then absent, not a number.
+std::string with_non_finite_as_null(std::string_view text) {
+  static constexpr std::string_view kWords[] = {"-Infinity", "Infinity", "-NaN", "NaN"};
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    const auto word = std::find_if(std::begin(kWords), std::end(kWords), [&](std::string_view w) {
+      return text.substr(i, w.size()) == w;
+    });
+    if (!in_string && word != std::end(kWords)) {
+      out += "null";
+      i += word->size() - 1;
+      continue;
+    }
+    out += c;
+  }
+  return out;
 }
 
 }  // namespace
@@ -107,8 +143,14 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
     BenchmarkRow parsed;
     parsed.name = required<std::string>(row, "name", where);
     parsed.error = row_error(row, where);
-    parsed.run_type = optional_field(row, "run_type", where, std::string("iteration"));
-    parsed.aggregate_name = optional_field(row, "aggregate_name", where, std::string());
+    parsed.run_name = optional_field<std::string>(row, "run_name", where).value_or(parsed.name);
+    parsed.run_type = optional_field<std::string>(row, "run_type", where).value_or("iteration");
+    parsed.aggregate_name = optional_field<std::string>(row, "aggregate_name", where).value_or("");
+    parsed.aggregate_unit = optional_field<std::string>(row, "aggregate_unit", where).value_or("");
+    parsed.repetitions = optional_field<std::int64_t>(row, "repetitions", where).value_or(1);
+    parsed.repetition_index =
+        optional_field<std::int64_t>(row, "repetition_index", where).value_or(0);
+    parsed.label = optional_field<std::string>(row, "label", where).value_or("");
     if (!parsed.error) {
       // A failed row carries no timings in 1.7.1; only successful rows must have them.
       parsed.iterations = required<std::int64_t>(row, "iterations", where);
@@ -152,7 +194,7 @@ BenchmarkFile read_gbench_json(const std::filesystem::path& path) {
 BenchmarkFile parse_gbench_json_text(std::string_view text, const std::string& source) {
   nlohmann::json document;
   try {
-    document = nlohmann::json::parse(text.begin(), text.end());
+    document = nlohmann::json::parse(with_non_finite_as_null(text));
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError(fmt::format("'{}' is not valid JSON: {}", source, e.what()));
   }
