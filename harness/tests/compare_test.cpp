@@ -259,7 +259,7 @@ TEST(CompareCommandTest, BadInputExitsTwoAndWritesNothing) {
   expect_refused(files, good, files.write("projected.json", projected),
                  "is measured in the baseline but projected in the candidate");
 
-  expect_refused(files, good, files.path("absent.json"), "cannot read");
+  expect_refused(files, good, files.path("absent.json"), "cannot open it");
   expect_refused(files, good, good, "--threshold", {"--threshold", "-3"});
 }
 
