@@ -2,7 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The one main() of every suite: parses Google Benchmark flags, records provenance in the JSON
-// context (git sha, build type, backends, device), registers the suite and runs it.
+// context (git sha, build type, backends, device, MPI), registers the suite and runs it, on
+// every rank of the job with rank 0 reporting (rank_session.hpp).
+#include "device_versions.hpp"
+#include "rank_session.hpp"
 #include "suite.hpp"
 #include "suite_flags.hpp"
 
@@ -14,6 +17,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 namespace {
@@ -37,23 +41,29 @@ void add_provenance_context() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::unique_ptr<canzona::bench::RankSession> session;
   try {
     canzona::bench::take_suite_flags(argc, argv);
+    session = std::make_unique<canzona::bench::RankSession>(argc, argv);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
     add_provenance_context();
+    session->add_context();
+    canzona::bench::add_device_versions_context();
     canzona::bench::register_suite();
     if (const std::string unused = canzona::bench::unused_suite_flags(); !unused.empty()) {
       throw canzona::ConfigError("this suite has no flag " + unused);
     }
   } catch (const canzona::ConfigError& e) {
+    if (canzona::bench::job_size() > 1) canzona::bench::abort_job(e.what(), 2);
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
+    if (canzona::bench::job_size() > 1) canzona::bench::abort_job(e.what(), 3);
     std::fprintf(stderr, "internal error: %s\n", e.what());
     return 3;
   }
-  benchmark::RunSpecifiedBenchmarks();
+  benchmark::RunSpecifiedBenchmarks(session->display_reporter());
   benchmark::Shutdown();
   return 0;
 }

@@ -58,6 +58,12 @@ double suite_flag(std::string_view name, double fallback) {
   throw ConfigError(fmt::format("--canzona_{}={}: not a number", name, it->second));
 }
 
+std::string suite_text_flag(std::string_view name, std::string_view fallback) {
+  read_flags().insert(std::string(name));
+  const auto it = flags().find(name);
+  return it == flags().end() ? std::string(fallback) : it->second;
+}
+
 std::string unused_suite_flags() {
   std::string unused;
   for (const auto& [name, value] : flags()) {

@@ -16,6 +16,9 @@ void take_suite_flags(int& argc, char** argv);
 /// The value given for `--canzona_<name>`, or `fallback`. ConfigError when it is not a number.
 double suite_flag(std::string_view name, double fallback);
 
+/// The text given for `--canzona_<name>`, or `fallback`.
+std::string suite_text_flag(std::string_view name, std::string_view fallback);
+
 /// Names of flags given but never read by the suite (reported as errors after registration).
 std::string unused_suite_flags();
 

@@ -1,0 +1,49 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Optimizer-step suite: one distributed optimizer step of every strategy, measured on this job's
+// ranks (run it under mpirun, one process per rank or GPU), and projected onto clusters larger
+// than the job. README.md documents names, counters and flags.
+#include "measured_step.hpp"
+#include "projected_step.hpp"
+#include "rank_session.hpp"
+#include "step_adapter.hpp"
+#include "step_case.hpp"
+#include "suite.hpp"
+#include "suite_options.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <string>
+
+namespace canzona::bench {
+
+void register_suite() {
+  static const step::SuiteOptions options = step::read_suite_options();
+  // Bad names fail here, on every rank alike, before anything runs.
+  for (const std::string& strategy : options.grid.strategies) step::check_strategy(strategy);
+  step::check_topology(options.topology);
+  for (const std::string& optimizer : options.grid.optimizers) {
+    step::default_refresh_interval(optimizer);
+  }
+  // Iteration counts and repetitions come from Google Benchmark's own flags
+  // (--benchmark_min_time, --benchmark_repetitions); names carry no "/iterations:" part.
+  for (const step::StepCase& c : step::measured_cases(options.grid, job_size())) {
+    benchmark::RegisterBenchmark(step::benchmark_name(c).c_str(), step::measured_step, c,
+                                 std::cref(options))
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  // Projections need no other rank: rank 0 runs them after the measured rows, the others wait
+  // for it at the end of the job.
+  if (job_rank() != 0) return;
+  for (const step::StepCase& c : step::projected_cases(options.grid, job_size())) {
+    benchmark::RegisterBenchmark(step::benchmark_name(c).c_str(), step::projected_step, c,
+                                 std::cref(options))
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace canzona::bench
