@@ -18,6 +18,7 @@ CommandAction add_calibrate_command(CLI::App& app);
 CommandAction add_models_command(CLI::App& app);
 CommandAction add_plan_command(CLI::App& app);
 CommandAction add_project_command(CLI::App& app);
+CommandAction add_run_command(CLI::App& app);
 CommandAction add_step_command(CLI::App& app);
 CommandAction add_validate_command(CLI::App& app);
 

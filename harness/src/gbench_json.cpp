@@ -6,7 +6,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 namespace canzona::harness {
@@ -94,6 +97,7 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
     parsed.error = row_error(row);
     parsed.run_type = row.value("run_type", std::string("iteration"));
     parsed.aggregate_name = row.value("aggregate_name", std::string());
+    parsed.label = row.value("label", std::string());
     if (!parsed.error) {
       // A failed row carries no timings in 1.7.1; only successful rows must have them.
       parsed.iterations = required<std::int64_t>(row, "iterations", where);
@@ -116,18 +120,59 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
   return file;
 }
 
-BenchmarkFile read_gbench_json(const std::filesystem::path& path) {
+namespace {
+
+// Google Benchmark's non-finite numbers ("nan", "-nan", "NaN", "inf", "-inf", "Infinity") become
+// null; everything inside strings is left alone.
+std::string null_non_finite_numbers(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    const std::size_t start = c == '-' ? i + 1 : i;
+    std::size_t end = start;
+    while (end < text.size() && std::isalpha(static_cast<unsigned char>(text[end]))) ++end;
+    std::string word = text.substr(start, end - start);
+    std::transform(word.begin(), word.end(), word.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (word == "nan" || word == "inf" || word == "infinity") {
+      out += "null";
+      i = end - 1;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json read_gbench_document(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) {
     throw ConfigError(fmt::format("cannot read '{}': no such file or not readable", path.string()));
   }
-  nlohmann::json document;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   try {
-    document = nlohmann::json::parse(in);
+    return nlohmann::json::parse(null_non_finite_numbers(text));
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError(fmt::format("'{}' is not valid JSON: {}", path.string(), e.what()));
   }
-  return parse_gbench_json(document, path.string());
+}
+
+BenchmarkFile read_gbench_json(const std::filesystem::path& path) {
+  return parse_gbench_json(read_gbench_document(path), path.string());
 }
 
 double real_time_ms(const BenchmarkRow& row) {

@@ -7,6 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
 namespace canzona::harness {
 namespace {
 
@@ -84,6 +90,26 @@ TEST(GbenchJsonTest, RejectsDocumentsThatAreNotBenchmarkOutput) {
   nlohmann::json nameless = valid_document();
   nameless["benchmarks"][2].erase("name");
   expect_config_error(nameless, "benchmarks[2]: missing field 'name'");
+}
+
+TEST(GbenchJsonTest, ReadsTheNonFiniteNumbersGoogleBenchmarkWrites) {
+  // The cv of a counter whose mean is 0 is 0/0: Google Benchmark writes a bare NaN, which is no
+  // JSON. It reads as an absent counter; the same words inside strings stay as they are.
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("canzona-gbench-nan-" + std::to_string(::getpid()) + ".json");
+  {
+    std::ofstream out(path);
+    out << R"({"context": {"note": "NaN inf -nan stay", "canzona_git_sha": "abc"},
+      "benchmarks": [{"name": "B/1_cv", "run_type": "aggregate", "aggregate_name": "cv",
+        "iterations": 3, "real_time": 0.01, "cpu_time": 0.02, "time_unit": "ms",
+        "zero": NaN, "minus": -nan, "big": inf, "bigger": -Infinity, "x": 2.5}]})";
+  }
+  const BenchmarkFile file = read_gbench_json(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(file.context.at("note"), "NaN inf -nan stay");
+  ASSERT_EQ(file.rows.size(), 1u);
+  EXPECT_EQ(file.rows[0].counters.size(), 1u);
+  EXPECT_DOUBLE_EQ(file.rows[0].counters.at("x"), 2.5);
 }
 
 }  // namespace

@@ -2,90 +2,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "run_process.hpp"
 
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <array>
-#include <cerrno>
-#include <cstring>
-#include <stdexcept>
-
-extern char** environ;
+#include <canzona/harness/child_process.hpp>
 
 namespace canzona::testing {
-namespace {
 
-struct Pipe {
-  int read_end = -1;
-  int write_end = -1;
-  Pipe() {
-    int fds[2];
-    if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-    read_end = fds[0];
-    write_end = fds[1];
-  }
-  ~Pipe() {
-    if (read_end >= 0) close(read_end);
-    if (write_end >= 0) close(write_end);
-  }
-  Pipe(const Pipe&) = delete;
-  Pipe& operator=(const Pipe&) = delete;
-};
-
-}  // namespace
-
-ProcessResult run_process(const std::string& program, const std::vector<std::string>& args) {
-  Pipe out_pipe;
-  Pipe err_pipe;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe.write_end, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe.write_end, STDERR_FILENO);
-
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(program.c_str()));
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("posix_spawn " + program + ": " + std::strerror(rc));
-  close(out_pipe.write_end);
-  out_pipe.write_end = -1;
-  close(err_pipe.write_end);
-  err_pipe.write_end = -1;
-
-  // Drain both pipes together so a chatty stderr cannot block the child on a full stdout pipe.
+ProcessResult run_process(const std::string& program, const std::vector<std::string>& args,
+                          const std::vector<std::string>& env) {
   ProcessResult result;
-  std::array<pollfd, 2> fds{pollfd{out_pipe.read_end, POLLIN, 0},
-                            pollfd{err_pipe.read_end, POLLIN, 0}};
-  std::array<std::string*, 2> sinks{&result.out, &result.err};
-  int open_fds = 2;
-  char buffer[4096];
-  while (open_fds > 0) {
-    if (poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
-    }
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) {
-        sinks[i]->append(buffer, static_cast<std::size_t>(n));
-      } else {
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::vector<std::string> argv = {program};
+  argv.insert(argv.end(), args.begin(), args.end());
+  harness::ChildOutput output;
+  output.on_stdout = [&](std::string_view chunk) { result.out.append(chunk); };
+  output.on_stderr = [&](std::string_view chunk) { result.err.append(chunk); };
+  result.exit_code = harness::run_child(argv, env, output);
   return result;
 }
 

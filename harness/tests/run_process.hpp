@@ -16,7 +16,9 @@ struct ProcessResult {
   std::string err;     ///< everything written to stderr
 };
 
-/// Runs `program` with `args` (no shell), waits for it and returns its output and exit code.
-ProcessResult run_process(const std::string& program, const std::vector<std::string>& args);
+/// Runs `program` with `args` (no shell) and `env` ("NAME=value") added to the environment,
+/// waits for it and returns its output and exit code.
+ProcessResult run_process(const std::string& program, const std::vector<std::string>& args,
+                          const std::vector<std::string>& env = {});
 
 }  // namespace canzona::testing

@@ -11,7 +11,9 @@ namespace canzona::bench {
 
 RankSpread spread(std::span<const double> values) {
   if (values.empty()) return {};
-  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  // max_element, not minmax_element: the latter finds the last of equal maxima.
+  const auto hi = std::max_element(values.begin(), values.end());
+  const auto lo = std::min_element(values.begin(), values.end());
   RankSpread s;
   s.max = *hi;
   s.min = *lo;

@@ -267,11 +267,8 @@ double project_here(StepJob& job, const CasePlan& plan, const std::string& topol
   sim::ProjectionOptions options;
   if (!j.local_topology) {
     if (!j.device && j.host->size() > 1) {
-      // MPI ranks on this machine: the topology is what its collectives measure. Sizes up to a
-      // few ZeRO-1 buckets of the scaled models the CPU runs.
-      sim::LocalCalibrationOptions calibration;
-      calibration.sizes = {64u << 10, 1u << 20, 16u << 20};
-      j.local_topology = sim::measure_local_topology(*j.host, calibration);
+      // MPI ranks on this machine: the topology is what its collectives measure.
+      j.local_topology = sim::measure_local_topology(*j.host);
     } else {
       j.local_topology = sim::resolve_topology(topology);
     }

@@ -24,6 +24,7 @@ struct BenchmarkRow {
   double real_time = 0.0;
   double cpu_time = 0.0;
   std::string time_unit;                   ///< "ns", "us", "ms" or "s"
+  std::string label;                       ///< what the benchmark set with SetLabel, or ""
   std::map<std::string, double> counters;  ///< every other numeric field (user counters)
   std::optional<std::string> error;        ///< error_message / skip_message when it failed
 };
@@ -38,8 +39,13 @@ struct BenchmarkFile {
 /// of which row is missing or has the wrong type.
 BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::string& source);
 
-/// Reads and parses a file; ConfigError when it cannot be read or is not valid JSON (with the
-/// parser's byte position).
+/// The JSON document of a file as Google Benchmark writes it. Google Benchmark writes NaN and
+/// infinities as bare words (a coefficient of variation of a counter whose mean is 0 is NaN),
+/// which JSON has no literal for: they are read as null, i.e. as absent counters. ConfigError
+/// when the file cannot be read or is not valid JSON otherwise (with the parser's position).
+nlohmann::json read_gbench_document(const std::filesystem::path& path);
+
+/// read_gbench_document, then parse_gbench_json.
 BenchmarkFile read_gbench_json(const std::filesystem::path& path);
 
 /// real_time converted to milliseconds.

@@ -1,0 +1,122 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// `canzona-bench run` as a user runs it: it launches the optimizer-step suite under mpirun and
+// writes one JSON, or ends with a clear error, exit code and nothing written.
+#include "run_process.hpp"
+
+#include <canzona/harness/gbench_json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace canzona::harness {
+namespace {
+
+using canzona::testing::ProcessResult;
+using canzona::testing::run_process;
+
+// One small case of the smoke preset: a 2-rank Canzona step of Qwen3-0.6B scaled down 16x.
+const std::string kOneCase = "muon/canzona/qwen3-0.6b~d16/gpus:2/dp:2/tp:1";
+
+class RunCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("canzona-run-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  ProcessResult run(std::vector<std::string> args) {
+    args.insert(args.begin(), "run");
+    const auto start = std::chrono::steady_clock::now();
+    ProcessResult result = run_process(CANZONA_BENCH_EXE, args);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    std::printf("run took %.1f s, exit %d\n", took.count(), result.exit_code);
+    return result;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(RunCommandTest, WritesOneJsonWithProvenanceAndASummary) {
+  const std::string out = (dir_ / "run.json").string();
+  const ProcessResult r = run({"--preset", "smoke", "--filter", kOneCase, "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("[1/1]"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("OptimizerStep/" + kOneCase), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("measured"), std::string::npos) << r.out;
+  const BenchmarkFile file = read_gbench_json(out);
+  for (const char* key : {"canzona_git_sha", "canzona_build_type", "device_kind", "mpi_library",
+                          "mpi_ranks", "canzona_run_command", "canzona_run_suite_command",
+                          "canzona_run_seed", "canzona_run_topology", "canzona_run_backend"}) {
+    EXPECT_EQ(file.context.count(key), 1u) << key;
+  }
+  EXPECT_EQ(file.context.at("mpi_ranks"), "2");
+  EXPECT_NE(file.context.at("canzona_run_command").find("--filter"), std::string::npos);
+  // Three repetitions and their aggregates, all of the one case.
+  ASSERT_GE(file.rows.size(), 3u);
+  for (const BenchmarkRow& row : file.rows) {
+    EXPECT_NE(row.name.find(kOneCase), std::string::npos) << row.name;
+  }
+  EXPECT_NE(file.rows.front().label.find("plan_hash="), std::string::npos);
+}
+
+TEST_F(RunCommandTest, AnExceptionOnOneRankEndsTheRunAndWritesNothing) {
+  const std::filesystem::path out = dir_ / "run.json";
+  {
+    std::ofstream previous(out);
+    previous << "previous run";
+  }
+  const ProcessResult r = run({"--preset", "smoke", "--filter", kOneCase, "--out", out.string(),
+                               "--suite-arg=--canzona_inject_failure=1"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("rank 1 of 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("failure injected"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was written"), std::string::npos) << r.err;
+  std::ifstream in(out);
+  const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "previous run");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(RunCommandTest, ABadModelOnOneRankEndsTheRun) {
+  // Rank 0 is started with a model that does not exist, rank 1 with the preset's.
+  const std::string launcher = std::string("mpirun -np 1 ") + CANZONA_OPTIMIZER_STEP_SUITE +
+                               " --canzona_models=qwen3-72b~d16 : -np 1";
+  const std::filesystem::path out = dir_ / "run.json";
+  const ProcessResult r = run(
+      {"--preset", "smoke", "--filter", kOneCase, "--launcher", launcher, "--out", out.string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("rank 0 of 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown model 'qwen3-72b'"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST_F(RunCommandTest, BadInputIsExitTwoWithAMessage) {
+  const struct {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"--preset", "weekly"}, "unknown preset 'weekly'"},
+      {{"--preset", "smoke", "--filter", "no-such-case"}, "matches none of the cases"},
+      {{"--preset", "smoke", "--ranks", "4096"}, "--oversubscribe"},
+      {{"--preset", "smoke", "--topology", "dgx-z9"}, "dgx-z9"},
+  };
+  for (const auto& c : cases) {
+    const ProcessResult r = run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.message << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << c.message;
+  }
+}
+
+}  // namespace
+}  // namespace canzona::harness
