@@ -48,7 +48,8 @@ class RunCommandTest : public ::testing::Test {
 
 TEST_F(RunCommandTest, WritesOneJsonWithProvenanceAndASummary) {
   const std::string out = (dir_ / "run.json").string();
-  const ProcessResult r = run({"--preset", "smoke", "--filter", kOneCase, "--out", out});
+  const ProcessResult r =
+      run({"--preset", "smoke", "--filter", kOneCase, "--repetitions", "3", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("[1/1]"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("OptimizerStep/" + kOneCase), std::string::npos) << r.out;
@@ -76,7 +77,7 @@ TEST_F(RunCommandTest, AnExceptionOnOneRankEndsTheRunAndWritesNothing) {
     previous << "previous run";
   }
   const ProcessResult r = run({"--preset", "smoke", "--filter", kOneCase, "--out", out.string(),
-                               "--suite-arg=--canzona_inject_failure=1"});
+                               "--repetitions", "3", "--suite-arg=--canzona_inject_failure=1"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("rank 1 of 2"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("failure injected"), std::string::npos) << r.err;

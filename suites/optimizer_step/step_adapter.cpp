@@ -267,8 +267,11 @@ double project_here(StepJob& job, const CasePlan& plan, const std::string& topol
   sim::ProjectionOptions options;
   if (!j.local_topology) {
     if (!j.device && j.host->size() > 1) {
-      // MPI ranks on this machine: the topology is what its collectives measure.
-      j.local_topology = sim::measure_local_topology(*j.host);
+      // MPI ranks on this machine: the topology is what its collectives measure, over the sizes
+      // the steps of the scaled models a CPU runs move (their buckets are a few MiB).
+      sim::LocalCalibrationOptions calibration;
+      calibration.sizes = {4u << 10, 64u << 10, 1u << 20, 16u << 20};
+      j.local_topology = sim::measure_local_topology(*j.host, calibration);
     } else {
       j.local_topology = sim::resolve_topology(topology);
     }
