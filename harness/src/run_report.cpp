@@ -101,8 +101,9 @@ std::string format_run_summary(const BenchmarkFile& file) {
     std::sort(sorted.begin(), sorted.end());
     const double step = c.median ? real_time_ms(*c.median) : sorted[sorted.size() / 2];
     const std::string cv = c.cv ? fmt::format("{:.1f}%", 100 * c.cv->real_time) : "-";
+    const bool has_projector = c.first->counters.count("projector_ms") > 0;
     const std::string projector =
-        c.projected ? "-" : fmt::format("{:.3f}", counter(c.first, "projector_ms"));
+        has_projector ? fmt::format("{:.3f}", counter(c.first, "projector_ms")) : "-";
     if (c.projected) sources.insert(projection_source(c.first->label));
     text += fmt::format("{:<{}} {:>11.3f} {:>7} {:>9.3f} {:>12}  {}\n", c.name, width, step,
                         c.projected ? "-" : cv, counter(c.first, "imbalance"), projector,

@@ -102,7 +102,8 @@ struct CaseState {
   std::string name;
   std::unique_ptr<CasePlan> plan;
   std::unique_ptr<RankStepper> stepper;
-  std::optional<double> projected_seconds;
+  bool projected = false;                   ///< project_here was asked
+  std::optional<double> projected_seconds;  ///< its answer
 };
 
 std::unique_ptr<CaseState>& current_case() {
@@ -161,10 +162,12 @@ void measured_step(benchmark::State& state, const StepCase& c, const SuiteOption
     }
     report(state, totals, cs.plan->facts());
     if (options.projector) {
-      if (!cs.projected_seconds)
-        cs.projected_seconds = project_here(job, *cs.plan, options.topology);
-      state.counters["projector_ms"] = ms(*cs.projected_seconds);
-      state.counters["projector_error"] = *cs.projected_seconds / (totals.max / totals.steps) - 1;
+      if (!cs.projected) cs.projected_seconds = project_here(job, *cs.plan, options.topology);
+      cs.projected = true;
+      if (cs.projected_seconds) {
+        state.counters["projector_ms"] = ms(*cs.projected_seconds);
+        state.counters["projector_error"] = *cs.projected_seconds / (totals.max / totals.steps) - 1;
+      }
     }
     state.SetLabel(fmt::format("{} seed={} backend={}", plan_label(cs.plan->facts()), options.seed,
                                options.backend));

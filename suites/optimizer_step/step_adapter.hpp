@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace canzona::bench::step {
@@ -109,7 +110,10 @@ class RankStepper {
 /// The projector's step, in seconds, for exactly this job: the job's own collectives (a "local"
 /// topology calibrated once per run over the MPI ranks; with NCCL or a single rank, `topology`)
 /// and compute measured per shape on the job's backend by every rank at once. Collective.
-double project_here(StepJob& job, const CasePlan& plan, const std::string& topology);
+/// Nullopt, with a warning from rank 0, when the calibration cannot fit this machine's timings
+/// (a heavily loaded machine can time a large message faster than a small one); then for the
+/// rest of the run.
+std::optional<double> project_here(StepJob& job, const CasePlan& plan, const std::string& topology);
 
 /// A projected row.
 struct ProjectedStep {
