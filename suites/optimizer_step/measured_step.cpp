@@ -161,6 +161,9 @@ void measured_step(benchmark::State& state, const StepCase& c, const SuiteOption
       state.SetIterationTime(seconds / window);
     }
     report(state, totals, cs.plan->facts());
+    const double allocated[] = {stepper.allocated_bytes()};
+    state.counters["estimated_bytes"] = estimated_rank_bytes(*cs.plan);
+    state.counters["allocated_bytes"] = spread(RankRecords::gather(world, allocated).field(0)).max;
     if (options.projector) {
       if (!cs.projected) cs.projected_seconds = project_here(job, *cs.plan, options.topology);
       cs.projected = true;

@@ -23,6 +23,11 @@
 #if CANZONA_WITH_NCCL
 #include <canzona/comm/nccl_communicator.hpp>
 #endif
+#if CANZONA_WITH_CUDA
+#include <canzona/core/device.hpp>
+
+#include <cuda_runtime_api.h>
+#endif
 
 #include <fmt/format.h>
 
@@ -257,6 +262,10 @@ StepRecord RankStepper::last_step() {
   return record;
 }
 
+double RankStepper::allocated_bytes() const {
+  return static_cast<double>(impl_->executor->allocated_bytes());
+}
+
 bool RankStepper::next_step_refreshes() const {
   return impl_->refresh_interval > 1 && impl_->executor->steps() % impl_->refresh_interval == 0;
 }
@@ -349,6 +358,62 @@ ProjectedStep project_at_scale(const CasePlan& plan, const std::string& topology
 }
 
 void check_topology(const std::string& topology) { sim::resolve_topology(topology); }
+
+double estimated_rank_bytes(const CasePlan& plan) {
+  const plan::StepPlan& p = plan.impl().plan;
+  double buffers = 0;
+  for (const layout::Buffer& b : p.layout.buffers) buffers += static_cast<double>(b.total);
+  const auto full = [&](std::size_t m) {
+    const optim::Shape& shape = p.matrices[m].full;
+    return static_cast<double>(shape.rows) * static_cast<double>(shape.cols);
+  };
+  double largest_group = 0;  // full elements of the largest micro-group or TP-SC matrix
+  for (const auto& groups : p.micro_groups) {
+    for (const plan::MicroGroupPlan& group : groups) {
+      double elements = 0;
+      for (const auto& slot : group.slots) {
+        for (const std::size_t m : slot) elements += full(m);
+      }
+      largest_group = std::max(largest_group, elements);
+    }
+  }
+  // Full elements of the matrices the busiest rank steps: the optimizers' batched workspaces.
+  double stepped = 0;
+  for (int dp = 0; dp < p.dp(); ++dp) {
+    for (int tp = 0; tp < p.tp(); ++tp) {
+      double elements = 0;
+      for (std::size_t m = 0; m < p.matrices.size(); ++m) {
+        const plan::MatrixPlan& matrix = p.matrices[m];
+        if ((matrix.dp_owner == -1 || matrix.dp_owner == dp) &&
+            (matrix.tp_host == -1 || matrix.tp_host == tp)) {
+          elements += full(m);
+          if (matrix.tp_host == -1 && matrix.sharded()) {
+            largest_group = std::max(largest_group, full(m));  // a TP-SC gather
+          }
+        }
+      }
+      stepped = std::max(stepped, elements);
+    }
+  }
+  const double staging = 3 * 2 * largest_group + largest_group;  // ring of [grad, param] sets
+  constexpr double kWorkspacePerElement = 8;  // Newton–Schulz iterates, eigensolver scratch
+  return 1.1 * (4 * (2 * buffers + staging + kWorkspacePerElement * stepped) +
+                plan.facts().max_state_bytes);
+}
+
+double device_memory_bytes(const std::string& backend) {
+#if CANZONA_WITH_CUDA
+  if (backend == "cuda" && cuda_device_count() > 0) {
+    cudaDeviceProp props{};
+    if (cudaGetDeviceProperties(&props, 0) == cudaSuccess) {
+      return static_cast<double>(props.totalGlobalMem);
+    }
+  }
+#else
+  (void)backend;
+#endif
+  return 0;
+}
 
 int default_refresh_interval(const std::string& optimizer) {
   optim::OptimizerSpec spec;
