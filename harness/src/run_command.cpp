@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -176,18 +177,22 @@ int run(const RunOptions& o, std::ostream& out) {
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  const nlohmann::json merged = merge_runs(
-      {read_gbench_document(suite_json)}, {{"canzona_run_command", command_line(o.argv)},
-                                           {"canzona_run_suite_command", command_line(command)},
-                                           {"canzona_run_preset", preset.name},
-                                           {"canzona_run_backend", backend},
-                                           {"canzona_run_ranks", std::to_string(ranks)},
-                                           {"canzona_run_launcher", o.launcher},
-                                           {"canzona_run_topology", o.topology},
-                                           {"canzona_run_seed", std::to_string(o.seed)},
-                                           {"canzona_run_filter", o.filter},
-                                           {"canzona_run_repetitions", std::to_string(repetitions)},
-                                           {"canzona_run_wall_s", fmt::format("{:.1f}", wall)}});
+  // The suite by its name: a stored run must not carry the folders of the machine it ran on.
+  std::vector<std::string> portable = command;
+  std::replace(portable.begin(), portable.end(), suite.string(), suite.filename().string());
+  nlohmann::json merged = merge_runs({read_gbench_document(suite_json)},
+                                     {{"canzona_run_command", command_line(o.argv)},
+                                      {"canzona_run_suite_command", command_line(portable)},
+                                      {"executable", suite.filename().string()},
+                                      {"canzona_run_preset", preset.name},
+                                      {"canzona_run_backend", backend},
+                                      {"canzona_run_ranks", std::to_string(ranks)},
+                                      {"canzona_run_launcher", o.launcher},
+                                      {"canzona_run_topology", o.topology},
+                                      {"canzona_run_seed", std::to_string(o.seed)},
+                                      {"canzona_run_filter", o.filter},
+                                      {"canzona_run_repetitions", std::to_string(repetitions)},
+                                      {"canzona_run_wall_s", fmt::format("{:.1f}", wall)}});
   const BenchmarkFile file = parse_gbench_json(merged, "the merged run");
   check_provenance(file, "the merged run", /*allow_debug=*/false);
   if (file.context.at("mpi_ranks") != std::to_string(ranks)) {
