@@ -21,15 +21,15 @@ inline constexpr std::string_view kOptimizerStepFamily = "OptimizerStep";
 ///    aggregates, whose counters are spreads;
 ///  - counter `projected` is 1 exactly for names ending in /projected, 0 otherwise, and a
 ///    projected row's label starts with "projected topology=<name>";
-///  - for a measured row (an iteration or the mean of repetitions), the phases grad_sync,
-///  tp_gather, compute,
-///    tp_scatter, param_sync and update (the straggler's, in ms) add up to the step within
-///    kPhaseSumTolerance of it, and idle is part of them (not above their sum).
+///  - for a measured row (an iteration or the mean of repetitions), the straggler's phases
+///    grad_sync, tp_gather, compute, tp_scatter, param_sync, update and other (its time outside
+///    every phase slot), in ms, add up to the step within kPhaseSumTolerance (the suite takes the
+///    step and the phases from the same rank's records), other is not negative (slots never
+///    overlap), and idle, which is part of the phases, does not exceed them.
 /// Otherwise what is wrong.
 std::optional<std::string> check_step_row(const BenchmarkRow& row);
 
-/// Relative tolerance of the phase sum: the executor's phase timers cover its step up to
-/// bookkeeping between the phases (about 10 us per step on a CPU).
+/// Relative tolerance of the phase sum (averaging and rounding).
 inline constexpr double kPhaseSumTolerance = 0.01;
 
 }  // namespace canzona::harness

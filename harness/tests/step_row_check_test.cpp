@@ -19,7 +19,7 @@ BenchmarkRow measured_row() {
   row.time_unit = "ms";
   row.counters = {{"projected", 0},    {"grad_sync_ms", 2.0},  {"tp_gather_ms", 0.0},
                   {"compute_ms", 5.0}, {"tp_scatter_ms", 0.0}, {"param_sync_ms", 2.0},
-                  {"update_ms", 0.9},  {"idle_ms", 1.0}};
+                  {"update_ms", 0.9},  {"other_ms", 0.1},      {"idle_ms", 1.0}};
   row.label = "plan_hash=0123456789abcdef options=dp=canzona seed=1 backend=cpu";
   return row;
 }
@@ -60,13 +60,19 @@ TEST(StepRowCheckTest, ProjectedAndMeasuredCannotBeMistakenForEachOther) {
 
 TEST(StepRowCheckTest, PhasesMustAddUpToTheStep) {
   BenchmarkRow row = measured_row();
-  row.counters["compute_ms"] = 2.0;  // the phases now cover 7.9 of 10 ms
+  row.counters["compute_ms"] = 2.0;  // the phases now cover 7 of 10 ms
   const auto problem = check_step_row(row);
   ASSERT_NE(problem, std::nullopt);
   EXPECT_NE(problem->find("add up"), std::string::npos) << *problem;
   row = measured_row();
-  row.counters["compute_ms"] = 8.0;  // 12.9 ms of phases in a 10 ms step
+  row.counters["compute_ms"] = 8.0;  // 13 ms of phases in a 10 ms step
   EXPECT_NE(check_step_row(row), std::nullopt);
+  row = measured_row();
+  row.counters["compute_ms"] = 5.2;  // slots that overlap: they exceed the step, other < 0
+  row.counters["other_ms"] = -0.1;
+  const auto overlap = check_step_row(row);
+  ASSERT_NE(overlap, std::nullopt);
+  EXPECT_NE(overlap->find("overlap"), std::string::npos) << *overlap;
   row = measured_row();
   row.counters.erase("update_ms");
   EXPECT_NE(check_step_row(row), std::nullopt);
