@@ -66,14 +66,17 @@ class ScratchDir {
   }
   ~ScratchDir() {
     std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
+    if (!keep_) std::filesystem::remove_all(path_, ignored);
   }
+  /// Leaves the folder in place (for a look at what the suite wrote).
+  void keep() { keep_ = true; }
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
   const std::filesystem::path& path() const { return path_; }
 
  private:
   std::filesystem::path path_;
+  bool keep_ = false;
 };
 
 // A suite that stopped with an error: its own message is already on stderr. Exit 2 is the
@@ -141,7 +144,7 @@ int run(const RunOptions& o, std::ostream& out) {
     return kExitOk;
   }
 
-  const ScratchDir scratch;
+  ScratchDir scratch;
   const std::filesystem::path suite_json = scratch.path() / "optimizer_step.json";
   const int repetitions = o.repetitions > 0 ? o.repetitions : preset.repetitions;
   command.push_back(fmt::format("--benchmark_repetitions={}", repetitions));
@@ -200,7 +203,11 @@ int run(const RunOptions& o, std::ostream& out) {
                             file.context.at("mpi_ranks"), ranks));
   }
   if (const int bad = report_bad_rows(file, std::cerr); bad > 0) {
-    std::cerr << fmt::format("run: {} row(s) failed or are malformed; nothing was written\n", bad);
+    scratch.keep();
+    std::cerr << fmt::format(
+        "run: {} row(s) failed or are malformed; nothing was written (the suite's own output is "
+        "kept in {})\n",
+        bad, suite_json.string());
     return kExitRegression;
   }
   if (!o.out.empty()) io::write_file_atomically(o.out, merged.dump(2) + "\n");
