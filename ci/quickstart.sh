@@ -6,7 +6,7 @@
 # installed), then shows the model catalog, the ZeRO-1 plan of Qwen3-32B on 256 GPUs, its
 # projected step, and ends with `canzona-bench run --preset smoke`: every strategy's optimizer
 # step measured on this machine's ranks (MPI; one rank per GPU where there are GPUs), with
-# Qwen3-32B projected on 256 GPUs, as a summary table.
+# Qwen3-32B projected on 256 GPUs, and its table from `canzona-bench table`.
 usage() {
   cat <<'USAGE'
 usage: ci/quickstart.sh
@@ -16,7 +16,7 @@ Qwen3-32B on 256 GPUs (DP 32 x TP 8), the projected Muon step of Canzona, DP-SC 
 on a DGX H100 cluster (a projection), and the smoke preset of `canzona-bench run`: the Muon
 step of every strategy measured on 2 MPI ranks (Qwen3-0.6B's shapes scaled down 16x on a CPU;
 one rank per GPU and full shapes on a GPU machine) plus Qwen3-32B projected on 256 GPUs,
-written to $BUILD_DIR/smoke.json and summarised in a table.
+written to $BUILD_DIR/smoke.json, and that run as a table (`canzona-bench table`).
 
 environment:
   BUILD_DIR            build directory (default: build)
@@ -39,3 +39,5 @@ log "canzona-bench project --model qwen3-32b --gpus 256 --tp 8 --optimizer muon 
   --strategy canzona,sc,layerwise --topology dgx-h100
 log "canzona-bench run --preset smoke --out ${BUILD_DIR}/smoke.json"
 "${bench}" run --preset smoke --out "${BUILD_DIR}/smoke.json"
+log "canzona-bench table ${BUILD_DIR}/smoke.json"
+"${bench}" table "${BUILD_DIR}/smoke.json"

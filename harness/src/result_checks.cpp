@@ -9,40 +9,31 @@
 #include <fmt/format.h>
 
 namespace canzona::harness {
-namespace {
 
-// Context keys written by suites/common/bench_main.cpp that every stored run must carry.
-constexpr const char* kProvenanceKeys[] = {"canzona_git_sha", "canzona_build_type",
-                                           "canzona_config", "device_kind"};
-
-}  // namespace
+void check_names_and_projections(const Run& run) {
+  for (const Series& series : run.series) {
+    const std::optional<double> flag = series.counter("projected");
+    if (flag && *flag != (series.name.projected ? 1.0 : 0.0)) {
+      throw ConfigError(fmt::format(
+          "{}: '{}' has projected = {} but its name {} '/projected'; the name and the counter "
+          "must agree",
+          run.source, series.name.key, *flag, series.name.projected ? "ends in" : "lacks"));
+    }
+    if (series.projected() && projection_topology(run, series).empty()) {
+      throw ConfigError(fmt::format(
+          "{}: projected row '{}' names no topology (label field 'topology=' or context key "
+          "'topology')",
+          run.source, series.name.key));
+    }
+  }
+}
 
 void require_release_build(const std::string& build_type, const std::string& what) {
-  if (build_type != "Release" && build_type != "RelWithDebInfo") {
+  if (!is_release_build(build_type)) {
     throw ConfigError(
         fmt::format("{} built as '{}'; benchmark numbers need a Release build (configure with "
                     "-DCMAKE_BUILD_TYPE=Release)",
                     what, build_type));
-  }
-}
-
-void check_provenance(const BenchmarkFile& file, const std::string& source, bool allow_debug) {
-  for (const char* key : kProvenanceKeys) {
-    if (file.context.count(key) == 0) {
-      throw ConfigError(
-          fmt::format("{}: context has no '{}' (not written by a canzona suite?)", source, key));
-    }
-  }
-  if (!allow_debug) {
-    try {
-      require_release_build(file.context.at("canzona_build_type"), source + ":");
-    } catch (const ConfigError& e) {
-      throw ConfigError(
-          fmt::format("{} (pass --allow-debug to validate the format only)", e.what()));
-    }
-  }
-  if (file.rows.empty()) {
-    throw ConfigError(fmt::format("{}: no benchmarks (check --benchmark_filter)", source));
   }
 }
 
@@ -54,7 +45,6 @@ int report_bad_rows(const BenchmarkFile& file, std::ostream& out) {
       out << fmt::format("FAILED  {}  {}\n", row.name, *row.error);
       continue;
     }
-    if (!row.name.starts_with(std::string(kOptimizerStepFamily) + "/")) continue;
     if (const auto problem = check_step_row(row)) {
       ++bad;
       out << fmt::format("INVALID  {}  {}\n", row.name, *problem);

@@ -1,21 +1,23 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The checks every stored or merged run passes (`validate`, `run`): Canzona's provenance, a
-// Release build, no failed rows, well-formed optimizer-step rows.
+// The checks every stored or merged run passes beyond its provenance (`validate`, `run`): names
+// of their family's shape, projected rows that cannot pass for measurements, no failed rows,
+// well-formed optimizer-step rows.
 #pragma once
 
 #include <canzona/harness/gbench_json.hpp>
+#include <canzona/harness/run_series.hpp>
 
 #include <ostream>
 #include <string>
 
 namespace canzona::harness {
 
-/// ConfigError (naming `source`) when the context lacks Canzona's provenance keys, when the
-/// suites were not a Release (or RelWithDebInfo) build unless `allow_debug`, or when there are
-/// no rows.
-void check_provenance(const BenchmarkFile& file, const std::string& source, bool allow_debug);
+/// ConfigError (naming the run's source) unless every benchmark's `projected` counter agrees
+/// with its name (`/projected`) and every projected benchmark names a topology (label field or
+/// context). Names are already checked by make_run.
+void check_names_and_projections(const Run& run);
 
 /// Prints "FAILED <name> <message>" for every row that failed and "INVALID <name> <problem>" for
 /// every optimizer-step row check_step_row rejects; returns how many it printed.

@@ -18,6 +18,8 @@
 #include <canzona/harness/child_process.hpp>
 #include <canzona/harness/cli.hpp>
 #include <canzona/harness/gbench_json.hpp>
+#include <canzona/harness/preset_flags.hpp>
+#include <canzona/harness/run_series.hpp>
 #include <canzona/io/atomic_file.hpp>
 #include <canzona/sim/topology.hpp>
 
@@ -53,6 +55,7 @@ struct RunOptions {
   bool verbose = false;
   std::string suite_dir;
   std::vector<std::string> suite_args;  ///< passed to the suite after the preset's flags
+  std::unique_ptr<PresetFlags> plan;    ///< --plan-preset and the switches of every case's plan
   std::vector<std::string> argv;        ///< the command as typed, for provenance
 };
 
@@ -107,6 +110,8 @@ int run(const RunOptions& o, std::ostream& out) {
       o.ranks > 0 ? o.ranks : (backend == "cpu" ? std::min(preset.ranks, cores) : preset.ranks);
   check_ranks(o.launcher, ranks, backend, o.oversubscribe, cores, gpus);
   sim::resolve_topology(o.topology);  // a bad topology fails before anything is launched
+  plan::StrategyOptions checked;      // and so do bad plan settings
+  o.plan->apply(checked, /*check_sides=*/false);
   const std::filesystem::path suite = find_suite(kSuite, o.suite_dir);
   const Launch launch = make_launch(o.launcher, ranks, o.oversubscribe, backend == "cpu");
 
@@ -116,6 +121,7 @@ int run(const RunOptions& o, std::ostream& out) {
   command.push_back("--canzona_backend=" + backend);
   command.push_back("--canzona_topology=" + o.topology);
   command.push_back(fmt::format("--canzona_seed={}", o.seed));
+  command.push_back("--canzona_plan=" + o.plan->as_flags());
   command.insert(command.end(), o.suite_args.begin(), o.suite_args.end());
   if (!o.filter.empty()) command.push_back("--benchmark_filter=" + o.filter);
 
@@ -183,25 +189,25 @@ int run(const RunOptions& o, std::ostream& out) {
   // The suite by its name: a stored run must not carry the folders of the machine it ran on.
   std::vector<std::string> portable = command;
   std::replace(portable.begin(), portable.end(), suite.string(), suite.filename().string());
+  // results/SCHEMA.md: the suite wrote the build, devices, MPI library, ranks, backend,
+  // topology, seed and plan settings; the run adds how it was launched.
   nlohmann::json merged = merge_runs({read_gbench_document(suite_json)},
-                                     {{"canzona_run_command", command_line(o.argv)},
-                                      {"canzona_run_suite_command", command_line(portable)},
+                                     {{"canzona_command", command_line(o.argv)},
+                                      {"canzona_suite_command", command_line(portable)},
                                       {"executable", suite.filename().string()},
-                                      {"canzona_run_preset", preset.name},
-                                      {"canzona_run_backend", backend},
-                                      {"canzona_run_ranks", std::to_string(ranks)},
-                                      {"canzona_run_launcher", o.launcher},
-                                      {"canzona_run_topology", o.topology},
-                                      {"canzona_run_seed", std::to_string(o.seed)},
-                                      {"canzona_run_filter", o.filter},
-                                      {"canzona_run_repetitions", std::to_string(repetitions)},
-                                      {"canzona_run_wall_s", fmt::format("{:.1f}", wall)}});
+                                      {"canzona_preset", preset.name},
+                                      {"launcher", o.launcher},
+                                      {"canzona_filter", o.filter},
+                                      {"canzona_repetitions", std::to_string(repetitions)},
+                                      {"canzona_wall_s", fmt::format("{:.1f}", wall)}});
   const BenchmarkFile file = parse_gbench_json(merged, "the merged run");
-  check_provenance(file, "the merged run", /*allow_debug=*/false);
-  if (file.context.at("mpi_ranks") != std::to_string(ranks)) {
+  require_canzona_provenance(file.context, "the merged run", /*allow_debug=*/false);
+  if (file.context.at("ranks") != std::to_string(ranks)) {
     throw Error(fmt::format("the suite ran on {} rank(s), not the {} asked for; check --launcher",
-                            file.context.at("mpi_ranks"), ranks));
+                            file.context.at("ranks"), ranks));
   }
+  const Run merged_run = make_run(file, "the merged run");
+  check_names_and_projections(merged_run);
   if (const int bad = report_bad_rows(file, std::cerr); bad > 0) {
     scratch.keep();
     std::cerr << fmt::format(
@@ -214,7 +220,7 @@ int run(const RunOptions& o, std::ostream& out) {
   out << fmt::format("canzona-bench run --preset {}: {} case(s), {} {} rank(s), {:.1f} s{}\n\n",
                      preset.name, cases.size(), ranks, backend, wall,
                      o.out.empty() ? "" : ", written to " + o.out);
-  out << format_run_summary(file);
+  out << format_run_summary(merged_run);
   return kExitOk;
 }
 
@@ -258,6 +264,8 @@ CommandAction add_run_command(CLI::App& app) {
                   "--suite-arg=--canzona_models=qwen3-4b~d16");
   cmd->add_option("--suite-dir", o->suite_dir,
                   "Folder of the suite executables (default: next to canzona-bench)");
+  // The plan settings of `plan` and `project`; --preset is this command's case preset.
+  o->plan = std::make_unique<PresetFlags>(*cmd, "--plan-preset");
   return [o, cmd](std::ostream& out) {
     o->argv = {"canzona-bench", "run"};
     for (const CLI::Option* option : cmd->get_options()) {

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "run_progress.hpp"
 
+#include <canzona/core/error.hpp>
 #include <canzona/harness/benchmark_name.hpp>
 
 #include <fmt/format.h>
@@ -9,9 +10,14 @@
 namespace canzona::harness {
 namespace {
 
+// A case's name without Google Benchmark's suffixes; a line that is no name stays as it is.
 std::string base_name(std::string_view name) {
-  const auto parsed = parse_benchmark_name(name);
-  return parsed ? parsed->base : std::string(name);
+  try {
+    const BenchmarkName parsed = parse_benchmark_name(name);
+    return parsed.projected ? parsed.key + "/projected" : parsed.key;
+  } catch (const ConfigError&) {
+    return std::string(name);
+  }
 }
 
 }  // namespace

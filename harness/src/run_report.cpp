@@ -3,7 +3,6 @@
 #include "run_report.hpp"
 
 #include <canzona/core/error.hpp>
-#include <canzona/harness/benchmark_name.hpp>
 
 #include <fmt/format.h>
 
@@ -14,56 +13,11 @@
 namespace canzona::harness {
 namespace {
 
-// The rows of one case.
-struct CaseRows {
-  std::string name;  ///< base name
-  bool projected = false;
-  const BenchmarkRow* first = nullptr;  ///< first iteration row (counters, label)
-  const BenchmarkRow* median = nullptr;
-  const BenchmarkRow* cv = nullptr;
-  std::vector<double> steps_ms = {};  ///< iteration rows
-};
-
-std::vector<CaseRows> group_cases(const BenchmarkFile& file) {
-  std::vector<CaseRows> cases;
-  for (const BenchmarkRow& row : file.rows) {
-    const std::optional<BenchmarkName> name = parse_benchmark_name(row.name);
-    const std::string base = name ? name->base : row.name;
-    auto it =
-        std::find_if(cases.begin(), cases.end(), [&](const CaseRows& c) { return c.name == base; });
-    if (it == cases.end()) {
-      CaseRows fresh;
-      fresh.name = base;
-      fresh.projected = name && name->projected;
-      cases.push_back(std::move(fresh));
-      it = std::prev(cases.end());
-    }
-    const std::string aggregate = name ? name->aggregate : row.aggregate_name;
-    if (aggregate == "median") it->median = &row;
-    if (aggregate == "cv") it->cv = &row;
-    if (aggregate.empty() && !row.error) {
-      if (!it->first) it->first = &row;
-      it->steps_ms.push_back(real_time_ms(row));
-    }
-  }
-  return cases;
-}
-
-double counter(const BenchmarkRow* row, const char* name) {
-  if (!row) return 0;
-  const auto it = row->counters.find(name);
-  return it == row->counters.end() ? 0 : it->second;
-}
-
-// "projected topology=dgx-h100 compute=cost_model ..." -> "dgx-h100 (cost_model)".
-std::string projection_source(const std::string& label) {
-  const auto value = [&](std::string_view key) {
-    const std::size_t at = label.find(std::string(key) + "=");
-    if (at == std::string::npos) return std::string("?");
-    const std::size_t start = at + key.size() + 1;
-    return label.substr(start, label.find(' ', start) - start);
-  };
-  return fmt::format("{} ({})", value("topology"), value("compute"));
+// "topology (compute)" of a projected series.
+std::string projection_source(const Run& run, const Series& series) {
+  const auto compute = series.label_fields.find("compute");
+  return fmt::format("{}{}", projection_topology(run, series),
+                     compute == series.label_fields.end() ? "" : " (" + compute->second + ")");
 }
 
 }  // namespace
@@ -85,29 +39,31 @@ nlohmann::json merge_runs(const std::vector<nlohmann::json>& documents,
   return merged;
 }
 
-std::string format_run_summary(const BenchmarkFile& file) {
-  const std::vector<CaseRows> cases = group_cases(file);
+std::string format_run_summary(const Run& run) {
   std::size_t width = 9;
-  for (const CaseRows& c : cases) width = std::max(width, c.name.size() + 2);
-  std::string text = fmt::format("{:<{}} {:>11} {:>7} {:>9} {:>12}  {}\n", "benchmark", width,
-                                 "step_ms", "cv", "imbalance", "projector_ms", "kind");
+  for (const Series& s : run.series) width = std::max(width, s.name.key.size() + 12);
+  std::string text = fmt::format("{:<{}} {:>11} {:>7} {:>9} {:>12} {:>9}  {}\n", "benchmark", width,
+                                 "step_ms", "cv", "imbalance", "projector_ms", "error", "kind");
   std::set<std::string> sources;
-  for (const CaseRows& c : cases) {
-    if (!c.first) {
-      text += fmt::format("{:<{}} {:>11}\n", c.name, width, "FAILED");
+  for (const Series& s : run.series) {
+    const std::string name = s.name.projected ? s.name.key + "/projected" : s.name.key;
+    if (s.error) {
+      text += fmt::format("{:<{}} {:>11}  {}\n", name, width, "FAILED", *s.error);
       continue;
     }
-    std::vector<double> sorted = c.steps_ms;
-    std::sort(sorted.begin(), sorted.end());
-    const double step = c.median ? real_time_ms(*c.median) : sorted[sorted.size() / 2];
-    const std::string cv = c.cv ? fmt::format("{:.1f}%", 100 * c.cv->real_time) : "-";
-    const bool has_projector = c.first->counters.count("projector_ms") > 0;
-    const std::string projector =
-        has_projector ? fmt::format("{:.3f}", counter(c.first, "projector_ms")) : "-";
-    if (c.projected) sources.insert(projection_source(c.first->label));
-    text += fmt::format("{:<{}} {:>11.3f} {:>7} {:>9.3f} {:>12}  {}\n", c.name, width, step,
-                        c.projected ? "-" : cv, counter(c.first, "imbalance"), projector,
-                        c.projected ? "projected †" : "measured");
+    const auto number = [](std::optional<double> value, const char* format) {
+      return value ? fmt::format(fmt::runtime(format), *value) : std::string("-");
+    };
+    const std::optional<double> projector = s.counter("projector_ms");
+    const std::optional<double> error = s.counter("projector_error");
+    if (s.projected()) sources.insert(projection_source(run, s));
+    text +=
+        fmt::format("{:<{}} {:>11.3f} {:>7} {:>9} {:>12} {:>9}  {}\n", name, width, s.median_ms(),
+                    s.projected() || s.repetitions() < 2 ? std::string("-")
+                                                         : fmt::format("{:.1f}%", 100 * s.cv()),
+                    number(s.counter("imbalance"), "{:.3f}"), number(projector, "{:.3f}"),
+                    number(error ? std::optional<double>(100 * *error) : std::nullopt, "{:+.1f}%"),
+                    s.projected() ? "projected †" : "measured");
   }
   for (const std::string& source : sources) {
     text += fmt::format("† projected on {}: a model of that cluster, not a measurement\n", source);

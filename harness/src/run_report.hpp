@@ -5,7 +5,7 @@
 // the run's provenance in its context, and a short summary table.
 #pragma once
 
-#include <canzona/harness/gbench_json.hpp>
+#include <canzona/harness/run_series.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -21,10 +21,10 @@ namespace canzona::harness {
 nlohmann::json merge_runs(const std::vector<nlohmann::json>& documents,
                           const std::map<std::string, std::string>& provenance);
 
-/// One line per case: the median step over repetitions (or the mean when there is one), its
-/// coefficient of variation, the plan's imbalance and, for measured rows, the projector's step
-/// for the same configuration; projected rows marked with a dagger and a footnote naming the
-/// topology. For a reader, not a parser (`table` is the publishing tool).
-std::string format_run_summary(const BenchmarkFile& file);
+/// One line per case: the median step over repetitions, its coefficient of variation, the
+/// measured (or projected) imbalance and, for measured rows, the projector's step for the same
+/// job and its error; projected rows marked with a dagger and a footnote naming the topology.
+/// What `table` does not show; for a reader, not a parser (`table` is the publishing tool).
+std::string format_run_summary(const Run& run);
 
 }  // namespace canzona::harness

@@ -10,6 +10,7 @@
 #include <canzona/core/error.hpp>
 #include <canzona/harness/cli.hpp>
 #include <canzona/harness/gbench_json.hpp>
+#include <canzona/harness/run_series.hpp>
 
 #include <fmt/format.h>
 
@@ -28,7 +29,8 @@ int validate(const ValidateOptions& options, std::ostream& out) {
   int bad_rows = 0;
   for (const std::string& path : options.files) {
     const BenchmarkFile file = read_gbench_json(path);
-    check_provenance(file, path, options.allow_debug);
+    require_canzona_provenance(file.context, path, options.allow_debug);
+    check_names_and_projections(make_run(file, path));
     bad_rows += report_bad_rows(file, out);
     out << fmt::format("{}: {} benchmarks, device_kind {}, git {}\n", path, file.rows.size(),
                        file.context.at("device_kind"), file.context.at("canzona_git_sha"));

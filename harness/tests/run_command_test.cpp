@@ -55,19 +55,43 @@ TEST_F(RunCommandTest, WritesOneJsonWithProvenanceAndASummary) {
   EXPECT_NE(r.out.find("OptimizerStep/" + kOneCase), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("measured"), std::string::npos) << r.out;
   const BenchmarkFile file = read_gbench_json(out);
-  for (const char* key : {"canzona_git_sha", "canzona_build_type", "device_kind", "mpi_library",
-                          "mpi_ranks", "canzona_run_command", "canzona_run_suite_command",
-                          "canzona_run_seed", "canzona_run_topology", "canzona_run_backend"}) {
+  // results/SCHEMA.md's provenance.
+  for (const char* key :
+       {"canzona_git_sha", "canzona_build_type", "canzona_config", "device_kind", "gpu_count",
+        "gpu_name", "canzona_backend", "canzona_preset", "canzona_command", "ranks", "nodes",
+        "gpus_per_node", "launcher", "mpi_library", "topology", "canzona_seed", "canzona_plan",
+        "canzona_suite_command"}) {
     EXPECT_EQ(file.context.count(key), 1u) << key;
   }
-  EXPECT_EQ(file.context.at("mpi_ranks"), "2");
-  EXPECT_NE(file.context.at("canzona_run_command").find("--filter"), std::string::npos);
+  EXPECT_EQ(file.context.at("ranks"), "2");
+  EXPECT_EQ(file.context.at("nodes"), "1");
+  EXPECT_EQ(file.context.at("canzona_backend"), "cpu");
+  EXPECT_EQ(file.context.at("canzona_preset"), "smoke");
+  EXPECT_EQ(file.context.at("canzona_plan"), "--preset megatron");
+  EXPECT_NE(file.context.at("canzona_command").find("--filter"), std::string::npos);
   // Three repetitions and their aggregates, all of the one case.
   ASSERT_GE(file.rows.size(), 3u);
   for (const BenchmarkRow& row : file.rows) {
     EXPECT_NE(row.name.find(kOneCase), std::string::npos) << row.name;
   }
-  EXPECT_NE(file.rows.front().label.find("plan_hash="), std::string::npos);
+  const std::string& label = file.rows.front().label;
+  EXPECT_EQ(label.rfind("plan_hash=", 0), 0u) << label;
+  EXPECT_NE(label.find(";options=;seed=1"), std::string::npos) << label;
+}
+
+TEST_F(RunCommandTest, PlanSettingsReachEveryRowAsPlanTakesThem) {
+  const std::string out = (dir_ / "run.json").string();
+  const ProcessResult r =
+      run({"--preset", "smoke", "--filter", kOneCase, "--repetitions", "1", "--plan-preset",
+           "canzona-reference", "--tp-execution", "serial", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const BenchmarkFile file = read_gbench_json(out);
+  EXPECT_EQ(file.context.at("canzona_plan"), "--preset canzona-reference --tp-execution serial");
+  // The reference script's numel costs and 4e8-element buckets, and the switch.
+  const std::string& label = file.rows.front().label;
+  EXPECT_NE(label.find("cost=numel"), std::string::npos) << label;
+  EXPECT_NE(label.find("bucket_size=400000000"), std::string::npos) << label;
+  EXPECT_NE(label.find("tp_execution=serial"), std::string::npos) << label;
 }
 
 TEST_F(RunCommandTest, AnExceptionOnOneRankEndsTheRunAndWritesNothing) {
@@ -110,6 +134,8 @@ TEST_F(RunCommandTest, BadInputIsExitTwoWithAMessage) {
       {{"--preset", "smoke", "--filter", "no-such-case"}, "matches none of the cases"},
       {{"--preset", "smoke", "--ranks", "4096"}, "--oversubscribe"},
       {{"--preset", "smoke", "--topology", "dgx-z9"}, "dgx-z9"},
+      {{"--preset", "smoke", "--plan-preset", "nemo"}, "--plan-preset"},
+      {{"--preset", "smoke", "--tp-execution", "eager"}, "--tp-execution"},
   };
   for (const auto& c : cases) {
     const ProcessResult r = run(c.args);

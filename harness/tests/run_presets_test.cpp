@@ -81,37 +81,54 @@ TEST(RunPresetsTest, LaunchersAndCommandLines) {
 nlohmann::json suite_output() {
   return nlohmann::json::parse(R"({
     "context": {"canzona_git_sha": "abc", "canzona_build_type": "Release",
-                "canzona_config": "cuda=0", "device_kind": "cpu", "mpi_ranks": "2"},
+                "canzona_config": "cuda=0", "device_kind": "cpu", "ranks": "2"},
     "benchmarks": [
       {"name": "OptimizerStep/muon/canzona/m~d16/gpus:2/dp:2/tp:1/manual_time",
+       "run_name": "OptimizerStep/muon/canzona/m~d16/gpus:2/dp:2/tp:1/manual_time",
        "run_type": "iteration", "iterations": 5, "real_time": 2.0, "cpu_time": 1.0,
-       "time_unit": "ms", "imbalance": 1.25, "projector_ms": 1.5, "projected": 0},
+       "time_unit": "ms", "imbalance": 1.25, "projector_ms": 1.5, "projector_error": -0.4,
+       "projected": 0},
+      {"name": "OptimizerStep/muon/canzona/m~d16/gpus:2/dp:2/tp:1/manual_time",
+       "run_name": "OptimizerStep/muon/canzona/m~d16/gpus:2/dp:2/tp:1/manual_time",
+       "run_type": "iteration", "iterations": 5, "real_time": 2.5, "cpu_time": 1.0,
+       "time_unit": "ms", "imbalance": 1.25, "projector_ms": 1.5, "projector_error": -0.4,
+       "projected": 0},
+      {"name": "OptimizerStep/muon/canzona/m~d16/gpus:2/dp:2/tp:1/manual_time",
+       "run_name": "OptimizerStep/muon/canzona/m~d16/gpus:2/dp:2/tp:1/manual_time",
+       "run_type": "iteration", "iterations": 5, "real_time": 3.0, "cpu_time": 1.0,
+       "time_unit": "ms", "imbalance": 1.25, "projector_ms": 1.5, "projector_error": -0.4,
+       "projected": 0},
       {"name": "OptimizerStep/muon/canzona/m~d16/gpus:2/dp:2/tp:1/manual_time_median",
+       "run_name": "OptimizerStep/muon/canzona/m~d16/gpus:2/dp:2/tp:1/manual_time",
        "run_type": "aggregate", "aggregate_name": "median", "iterations": 5, "real_time": 2.5,
        "cpu_time": 1.0, "time_unit": "ms", "imbalance": 1.25, "projected": 0},
       {"name": "OptimizerStep/muon/sc/m/gpus:256/dp:32/tp:8/projected/manual_time",
        "run_type": "iteration", "iterations": 9, "real_time": 57.8, "cpu_time": 0.1,
        "time_unit": "ms", "imbalance": 1.0, "projected": 1,
-       "label": "projected topology=dgx-h100 compute=cost_model plan_hash=1"}
+       "label": "plan_hash=1;options=;topology=dgx-h100;compute=cost_model"}
     ]})");
 }
 
 TEST(RunReportTest, MergesSuiteOutputsWithProvenance) {
   const nlohmann::json merged =
-      merge_runs({suite_output(), suite_output()}, {{"canzona_run_preset", "smoke"}});
-  EXPECT_EQ(merged["benchmarks"].size(), 6u);
-  EXPECT_EQ(merged["context"]["canzona_run_preset"], "smoke");
+      merge_runs({suite_output(), suite_output()}, {{"canzona_preset", "smoke"}});
+  EXPECT_EQ(merged["benchmarks"].size(), 10u);
+  EXPECT_EQ(merged["context"]["canzona_preset"], "smoke");
   EXPECT_EQ(merged["context"]["canzona_git_sha"], "abc");
   EXPECT_NE(config_error([] { merge_runs({nlohmann::json::object()}, {}); }), "");
 }
 
 TEST(RunReportTest, SummaryMarksProjectedRows) {
-  const std::string text = format_run_summary(parse_gbench_json(suite_output(), "doc"));
-  // The median over repetitions, the plan's imbalance, the projector's step.
+  const std::string text =
+      format_run_summary(make_run(parse_gbench_json(suite_output(), "doc"), "doc"));
+  // The median over repetitions, its cv, the imbalance, the projector's step and error.
   EXPECT_NE(text.find("OptimizerStep/muon/canzona/m~d16/gpus:2/dp:2/tp:1"), std::string::npos);
   EXPECT_NE(text.find("2.500"), std::string::npos) << text;
   EXPECT_NE(text.find("1.250"), std::string::npos) << text;
   EXPECT_NE(text.find("1.500"), std::string::npos) << text;
+  EXPECT_NE(text.find("20.0%"), std::string::npos) << text;  // sample stddev 0.5 / mean 2.5
+  EXPECT_NE(text.find("-40.0%"), std::string::npos) << text;
+  EXPECT_NE(text.find("OptimizerStep/muon/sc/m/gpus:256/dp:32/tp:8/projected"), std::string::npos);
   EXPECT_NE(text.find("projected †"), std::string::npos) << text;
   EXPECT_NE(text.find("† projected on dgx-h100 (cost_model): a model of that cluster, not a "
                       "measurement"),

@@ -6,8 +6,9 @@
 
 namespace canzona::bench {
 
-/// Adds what this build and machine have: `cuda_runtime` and `cublas` (builds with CUDA),
-/// `cuda_driver` (when a driver is installed), `nccl` (builds with NCCL). Nothing otherwise.
+/// Adds what this build and machine have (results/SCHEMA.md): `cuda_runtime_version`,
+/// `cublas_version` and `cusolver_version` (builds with CUDA), `driver_version` (when a driver
+/// is installed), `nccl_version` (builds with NCCL). Nothing otherwise.
 void add_device_versions_context();
 
 }  // namespace canzona::bench

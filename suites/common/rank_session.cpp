@@ -3,10 +3,12 @@
 #include "rank_session.hpp"
 
 #include <canzona/config.hpp>
+#include <canzona/core/device.hpp>
 
 #include <cstdio>
 #include <cstdlib>
 #include <ostream>
+#include <set>
 #include <streambuf>
 #include <string>
 #include <vector>
@@ -53,6 +55,23 @@ class SilentReporter final : public benchmark::BenchmarkReporter {
   NullBuffer buffer_;
   std::ostream sink_;
 };
+
+// Hosts the job runs on: the distinct processor names of its ranks (collective).
+int node_count() {
+#if CANZONA_WITH_MPI
+  std::vector<char> mine(MPI_MAX_PROCESSOR_NAME, '\0');
+  int length = 0;
+  MPI_Get_processor_name(mine.data(), &length);
+  std::vector<char> all(mine.size() * static_cast<std::size_t>(job().size));
+  MPI_Allgather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
+                MPI_CHAR, MPI_COMM_WORLD);
+  std::set<std::string> hosts;
+  for (int r = 0; r < job().size; ++r) hosts.emplace(all.data() + r * MPI_MAX_PROCESSOR_NAME);
+  return static_cast<int>(hosts.size());
+#else
+  return 1;
+#endif
+}
 
 bool is_output_flag(std::string_view arg) {
   return arg.starts_with("--benchmark_out=") || arg.starts_with("--benchmark_out_format=");
@@ -108,7 +127,9 @@ void RankSession::add_context() const {
   }
 #endif
   benchmark::AddCustomContext("mpi_library", library);
-  benchmark::AddCustomContext("mpi_ranks", std::to_string(job().size));
+  benchmark::AddCustomContext("ranks", std::to_string(job().size));
+  benchmark::AddCustomContext("nodes", std::to_string(node_count()));
+  benchmark::AddCustomContext("gpus_per_node", std::to_string(cuda_device_count()));
 }
 
 int job_rank() { return job().rank; }

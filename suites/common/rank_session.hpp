@@ -30,8 +30,9 @@ class RankSession {
   /// Benchmark's own, as chosen by --benchmark_format), a reporter that prints nothing elsewhere.
   benchmark::BenchmarkReporter* display_reporter();
 
-  /// Adds `mpi_library` (MPI_Get_library_version's first line, or "none") and `mpi_ranks` to the
-  /// JSON context.
+  /// Adds to the JSON context (results/SCHEMA.md): `mpi_library` (MPI_Get_library_version's
+  /// first line, or "none"), `ranks`, `nodes` (distinct hosts of the ranks) and `gpus_per_node`
+  /// (CUDA devices rank 0 sees). Collective.
   void add_context() const;
 
  private:

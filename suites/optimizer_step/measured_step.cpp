@@ -75,7 +75,10 @@ void report(benchmark::State& state, const Totals& t, const PlanFacts& facts) {
   state.counters["projected"] = 0;
   state.counters["min_ms"] = ms(t.min / n);
   state.counters["mean_ms"] = ms(t.mean / n);
-  state.counters["compute_imbalance"] = t.compute_imbalance / n;
+  // Load balance as measured: max / mean over ranks of the busy compute time (matrix steps and
+  // AdamW). The step times themselves differ little (min_ms, mean_ms): every rank ends at the
+  // same parameter all-gather.
+  state.counters["imbalance"] = t.compute_imbalance / n;
   state.counters["straggler_rank"] =
       static_cast<double>(std::max_element(t.straggler_counts.begin(), t.straggler_counts.end()) -
                           t.straggler_counts.begin());
@@ -86,22 +89,21 @@ void report(benchmark::State& state, const Totals& t, const PlanFacts& facts) {
   // there to the scheduler on a machine with more runnable threads than cores.
   state.counters["other_ms"] = ms(t.straggler_other / n);
   report_plan_facts(state, facts);
-  // nccl-tests' bus bandwidth of the step's collectives: the busiest rank's bytes over the
-  // slowest rank's time in that phase (the phase time includes packing and waiting).
+  // nccl-tests' bus bandwidth of the step's collectives: the busiest rank's bytes (the plan's,
+  // which are nccl-tests' S x bus factor) over the slowest rank's time in those phases (which
+  // includes packing and waiting).
   const auto busbw = [&](const char* name, double bytes, double seconds) {
     if (bytes > 0 && seconds > 0) state.counters[name] = bytes / seconds / 1e9;
   };
-  busbw("grad_sync_busbw", facts.max_bytes_sent[0], t.slot_max[0] / n);
-  busbw("tp_busbw", facts.max_bytes_sent[1] + facts.max_bytes_sent[2],
+  busbw("busbw_gbps", facts.comm_bytes,
+        (t.slot_max[0] + t.slot_max[1] + t.slot_max[3] + t.slot_max[4]) / n);
+  busbw("grad_sync_busbw_gbps", facts.max_bytes_sent[0], t.slot_max[0] / n);
+  busbw("tp_busbw_gbps", facts.max_bytes_sent[1] + facts.max_bytes_sent[2],
         (t.slot_max[1] + t.slot_max[3]) / n);
-  busbw("param_sync_busbw", facts.max_bytes_sent[3], t.slot_max[4] / n);
+  busbw("param_sync_busbw_gbps", facts.max_bytes_sent[3], t.slot_max[4] / n);
   if (facts.refresh_interval > 1 && t.refresh_steps > 0 && t.refresh_steps < t.steps) {
-    const double hot = t.hot / (n - t.refresh_steps);
-    const double refresh = t.refresh / t.refresh_steps;
-    const double k = facts.refresh_interval;
-    state.counters["hot_ms"] = ms(hot);
-    state.counters["refresh_ms"] = ms(refresh);
-    state.counters["amortised_ms"] = ms((hot * (k - 1) + refresh) / k);
+    state.counters["hot_ms"] = ms(t.hot / (n - t.refresh_steps));
+    state.counters["refresh_ms"] = ms(t.refresh / t.refresh_steps);
   }
 }
 
@@ -128,7 +130,7 @@ CaseState& case_state(StepJob& job, const StepCase& c, const SuiteOptions& optio
   current.reset();  // the previous case's executor frees its memory first
   auto next = std::make_unique<CaseState>();
   next->name = name;
-  next->plan = std::make_unique<CasePlan>(c, options.grid.gpus_per_node);
+  next->plan = std::make_unique<CasePlan>(c, options.grid.gpus_per_node, *options.plan);
   next->stepper = std::make_unique<RankStepper>(job, *next->plan, options.seed);
   current = std::move(next);
   return *current;
@@ -181,8 +183,7 @@ void measured_step(benchmark::State& state, const StepCase& c, const SuiteOption
         state.counters["projector_error"] = *cs.projected_seconds / (totals.max / totals.steps) - 1;
       }
     }
-    state.SetLabel(fmt::format("{} seed={} backend={}", plan_label(cs.plan->facts()), options.seed,
-                               options.backend));
+    state.SetLabel(row_label(cs.plan->facts(), {fmt::format("seed={}", options.seed)}));
   } catch (const std::exception& e) {
     // Other ranks may be inside a collective waiting for this one: end the job, do not hang it.
     if (job_size() > 1) abort_job(fmt::format("{}: {}", benchmark_name(c), e.what()), 3);

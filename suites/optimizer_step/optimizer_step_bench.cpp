@@ -28,6 +28,11 @@ void register_suite() {
   for (const std::string& optimizer : options.grid.optimizers) {
     step::default_refresh_interval(optimizer);
   }
+  // What reproduces the rows besides their names and labels (results/SCHEMA.md).
+  benchmark::AddCustomContext("canzona_backend", options.backend);
+  benchmark::AddCustomContext("topology", options.topology);
+  benchmark::AddCustomContext("canzona_seed", std::to_string(options.seed));
+  benchmark::AddCustomContext("canzona_plan", options.plan->flags());
   // Iteration counts and repetitions come from Google Benchmark's own flags
   // (--benchmark_min_time, --benchmark_repetitions); names carry no "/iterations:" part.
   // A GPU holds what its rank of the plan needs or the case is left out (the CPU machines this
@@ -37,8 +42,8 @@ void register_suite() {
   const double memory = step::device_memory_bytes(options.backend);
   int left_out = 0;
   for (const step::StepCase& c : step::measured_cases(options.grid, job_size())) {
-    if (memory > 0 && step::estimated_rank_bytes(step::CasePlan(c, options.grid.gpus_per_node)) >
-                          kMemoryShare * memory) {
+    if (memory > 0 && step::estimated_rank_bytes(step::CasePlan(
+                          c, options.grid.gpus_per_node, *options.plan)) > kMemoryShare * memory) {
       ++left_out;
       continue;
     }

@@ -22,7 +22,7 @@ void projected_step(benchmark::State& state, const StepCase& c, const SuiteOptio
     const std::string name = benchmark_name(c);
     auto it = done.find(name);
     if (it == done.end()) {
-      const CasePlan plan(c, options.grid.gpus_per_node);
+      const CasePlan plan(c, options.grid.gpus_per_node, *options.plan);
       it = done.emplace(name, std::pair(plan.facts(),
                                         project_at_scale(plan, options.topology, options.backend)))
                .first;
@@ -31,14 +31,14 @@ void projected_step(benchmark::State& state, const StepCase& c, const SuiteOptio
     for (auto _ : state) state.SetIterationTime(p.step_seconds);
     state.counters["projected"] = 1;
     state.counters["optimizer_ms"] = ms(p.optimizer_seconds);
-    state.counters["compute_imbalance"] = p.compute_imbalance;
+    state.counters["imbalance"] = p.compute_imbalance;
     state.counters["straggler_rank"] = p.straggler_rank;
     for (std::size_t s = 0; s < kSlots; ++s) {
       state.counters[fmt::format("{}_ms", kSlotNames[s])] = ms(p.straggler[s]);
     }
     report_plan_facts(state, facts);
-    state.SetLabel(fmt::format("projected topology={} compute={} {}", p.topology, p.compute,
-                               plan_label(facts)));
+    state.SetLabel(row_label(
+        facts, {fmt::format("topology={}", p.topology), fmt::format("compute={}", p.compute)}));
   } catch (const Error& e) {
     state.SkipWithError(e.what());
   }

@@ -5,15 +5,18 @@
 #include "rank_session.hpp"
 
 #include <canzona/backend/backend.hpp>
+#include <canzona/backend/host_values.hpp>
 #include <canzona/baselines/strategy.hpp>
 #include <canzona/comm/mpi_communicator.hpp>
 #include <canzona/comm/process_groups.hpp>
 #include <canzona/config.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/exec/executor.hpp>
+#include <canzona/harness/preset_flags.hpp>
 #include <canzona/layout/parallel_config.hpp>
 #include <canzona/model/catalog.hpp>
 #include <canzona/optim/cost_model.hpp>
+#include <canzona/plan/preset.hpp>
 #include <canzona/plan/step_plan.hpp>
 #include <canzona/sim/compute_model.hpp>
 #include <canzona/sim/local_calibration.hpp>
@@ -30,29 +33,58 @@
 #endif
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <optional>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace canzona::bench::step {
 namespace {
 
-std::string options_text(const plan::StrategyOptions& o) {
+// The strategy options a plan depends on, as "key=value" (the spellings of `plan`'s flags).
+std::vector<std::pair<std::string, std::string>> option_fields(const plan::StrategyOptions& o) {
   const model::SplitOptions& s = o.split;
   const std::string split = !s.qkv && !s.fc1 ? "none"
                                              : fmt::format("{}{}{}", s.qkv ? "qkv" : "",
-                                                           s.qkv_per_head ? "-per-head" : "",
+                                                           s.qkv_per_head ? "+qkv-per-head" : "",
                                                            s.fc1 ? (s.qkv ? "+fc1" : "fc1") : "");
-  return fmt::format(
-      "dp={},tp={},alpha={},cost={},tp_schedule={},slot_mib={},transport={},split={},"
-      "bucket_size={}",
-      plan::to_string(o.dp), plan::to_string(o.tp), o.alpha, plan::to_string(o.cost),
-      plan::to_string(o.tp_schedule), o.slot_mib, plan::to_string(o.transport), split,
-      o.zero1.bucket_size);
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"dp", std::string(plan::to_string(o.dp))},
+      {"tp", std::string(plan::to_string(o.tp))},
+      {"alpha", fmt::format("{}", o.alpha)},
+      {"cost", std::string(plan::to_string(o.cost))},
+      {"tp_schedule", std::string(plan::to_string(o.tp_schedule))},
+      {"slot_mib", fmt::format("{}", o.slot_mib)},
+      {"transport", std::string(plan::to_string(o.transport))},
+      {"tp_execution", std::string(plan::to_string(o.tp_execution))},
+      {"param_dtype", std::string(plan::dtype_name(o.precision.params))},
+      {"grad_reduce_dtype", std::string(plan::dtype_name(o.precision.grad_reduce))},
+      {"split", split},
+      {"bucket_size", fmt::format("{}", o.zero1.bucket_size)}};
+  if (o.optimizer.kind == optim::OptimizerKind::kMuon) {
+    fields.emplace_back("ns_coefficients",
+                        std::string(optim::to_string(o.optimizer.muon.coefficients)));
+    fields.emplace_back("nesterov", o.optimizer.muon.nesterov ? "1" : "0");
+  }
+  return fields;
+}
+
+// The fields of `options` that differ from `defaults`, "k=v" joined by ','.
+std::string changed_options(const plan::StrategyOptions& options,
+                            const plan::StrategyOptions& defaults) {
+  const auto given = option_fields(options);
+  const auto standard = option_fields(defaults);
+  std::vector<std::string> changed;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    if (given[i] != standard[i]) changed.push_back(given[i].first + "=" + given[i].second);
+  }
+  return fmt::format("{}", fmt::join(changed, ","));
 }
 
 int refresh_interval(const optim::OptimizerSpec& spec) {
@@ -91,37 +123,84 @@ void agree_on_cache(comm::Communicator& world, sim::ComputeCache& cache) {
 // ---------------------------------------------------------------------------------------------
 // CasePlan
 
+struct PlanSettings::Impl {
+  std::unique_ptr<harness::PresetFlags> flags;
+  std::string text;
+};
+
+PlanSettings::PlanSettings(const std::string& flags) : impl_(std::make_unique<Impl>()) {
+  CLI::App parser("plan settings");
+  impl_->flags = std::make_unique<harness::PresetFlags>(parser);
+  try {
+    parser.parse(flags, /*program_name_included=*/false);
+  } catch (const CLI::ParseError& e) {
+    throw ConfigError(
+        fmt::format("--canzona_plan='{}': {} (the flags of canzona-bench plan: "
+                    "--preset, --bucket-size, --cost, --slot-mib, --tp-execution, "
+                    "--param-dtype, --grad-reduce-dtype, --split)",
+                    flags, e.what()));
+  }
+  impl_->flags->preset();  // an unknown preset fails here, before any case
+  impl_->text = impl_->flags->as_flags();
+}
+
+PlanSettings::~PlanSettings() = default;
+
+const std::string& PlanSettings::flags() const { return impl_->text; }
+
 struct CasePlan::Impl {
   plan::StepPlan plan;
   PlanFacts facts;
 };
 
-CasePlan::CasePlan(const StepCase& c, int gpus_per_node) : impl_(std::make_unique<Impl>()) {
+namespace {
+
+// The options of a case: the strategy's sides, then the preset and its switches (applied where
+// the sides read them: the suite plans several strategies), then the optimizer.
+plan::StrategyOptions case_options(const StepCase& c, const harness::PresetFlags* settings) {
+  plan::StrategyOptions options;
+  baselines::apply_strategy(c.strategy, options);
+  if (settings) {
+    settings->apply(options, /*check_sides=*/false);
+  } else {
+    plan::apply_preset(plan::Preset::kMegatron, options);
+  }
+  options.optimizer.kind = optim::parse_optimizer_kind(c.optimizer);
+  return options;
+}
+
+}  // namespace
+
+CasePlan::CasePlan(const StepCase& c, int gpus_per_node, const PlanSettings& settings)
+    : impl_(std::make_unique<Impl>()) {
   const model::ModelSpec spec = model::model_from_name(c.model);
   layout::ParallelConfig config;
   config.dp = c.dp;
   config.tp = c.tp;
   config.gpus_per_node = std::max(gpus_per_node, c.tp);
-  plan::StrategyOptions options;
-  options.optimizer.kind = optim::parse_optimizer_kind(c.optimizer);
-  baselines::apply_strategy(c.strategy, options);
+  const plan::StrategyOptions options = case_options(c, settings.impl().flags.get());
   impl_->plan = baselines::make_step_plan(spec, config, options);
 
   const plan::StepPlan& p = impl_->plan;
   const plan::PlanMetrics metrics = plan::plan_metrics(p);
   PlanFacts& f = impl_->facts;
   f.hash = fmt::format("{:016x}", plan::plan_hash(p));
-  f.options = options_text(p.options);
+  // Against the defaults resolved the same way (the bucket size follows dp).
+  f.options = changed_options(
+      p.options, baselines::make_step_plan(spec, config, case_options(c, nullptr)).options);
   f.imbalance = metrics.imbalance;
   constexpr std::array<plan::Phase, kCommPhases> kPhases = {
       plan::Phase::kGradSync, plan::Phase::kTpGather, plan::Phase::kTpScatter,
       plan::Phase::kParamSync};
   for (const plan::RankLoad& rank : metrics.ranks) {
-    f.max_state_bytes = std::max(f.max_state_bytes, static_cast<double>(rank.state_bytes));
+    f.state_bytes = std::max(f.state_bytes, static_cast<double>(rank.state_bytes));
+    double sent = 0;
     for (std::size_t i = 0; i < kCommPhases; ++i) {
-      const auto sent = rank.bytes_sent[static_cast<std::size_t>(kPhases[i])];
-      f.max_bytes_sent[i] = std::max(f.max_bytes_sent[i], static_cast<double>(sent));
+      const auto phase = static_cast<double>(rank.bytes_sent[static_cast<std::size_t>(kPhases[i])]);
+      f.max_bytes_sent[i] = std::max(f.max_bytes_sent[i], phase);
+      sent += phase;
     }
+    f.comm_bytes = std::max(f.comm_bytes, sent);
   }
   f.refresh_interval = refresh_interval(p.options.optimizer);
 }
@@ -212,7 +291,9 @@ comm::Communicator& StepJob::host_world() { return *impl_->host; }
 struct RankStepper::Impl {
   StepJob::Impl& job;
   std::unique_ptr<exec::Executor> executor;
-  std::vector<std::vector<float>> grads;  ///< per layout buffer, what load_gradients uploads
+  /// Per layout buffer, the gradients as the executor's gradient buffer holds them (its type),
+  /// what load_gradients uploads.
+  std::vector<std::vector<std::uint8_t>> grads;
   int refresh_interval = 1;
 };
 
@@ -236,10 +317,9 @@ RankStepper::RankStepper(StepJob& job, const CasePlan& plan, std::uint64_t seed)
         grads[static_cast<std::size_t>(i)] = normal(rng);
       }
     }
-    j.backend->upload(ex.params(b), params.data(), params.size() * sizeof(float));
-    impl_->grads.push_back(std::move(grads));
+    backend::upload_values(*j.backend, ex.params(b), ex.param_type(), params);
+    impl_->grads.push_back(backend::host_elements(grads, ex.grad_type()));
   }
-  j.backend->synchronize();
 }
 
 RankStepper::~RankStepper() = default;
@@ -247,7 +327,7 @@ RankStepper::~RankStepper() = default;
 void RankStepper::load_gradients() {
   for (std::size_t b = 0; b < impl_->grads.size(); ++b) {
     impl_->job.backend->upload(impl_->executor->grads(b), impl_->grads[b].data(),
-                               impl_->grads[b].size() * sizeof(float));
+                               impl_->grads[b].size());
   }
   impl_->job.backend->synchronize();
 }
@@ -397,8 +477,12 @@ double estimated_rank_bytes(const CasePlan& plan) {
   }
   const double staging = 3 * 2 * largest_group + largest_group;  // ring of [grad, param] sets
   constexpr double kWorkspacePerElement = 8;  // Newton–Schulz iterates, eigensolver scratch
-  return 1.1 * (4 * (2 * buffers + staging + kWorkspacePerElement * stepped) +
-                plan.facts().max_state_bytes);
+  // Model parameters and gradients in their types; fp32 main parameters of what the rank steps.
+  const double buffer_bytes =
+      buffers * static_cast<double>(comm::size_of(p.options.precision.params) +
+                                    comm::size_of(p.options.precision.grad_reduce));
+  return 1.1 * (buffer_bytes + 4 * (staging + stepped + kWorkspacePerElement * stepped) +
+                plan.facts().state_bytes);
 }
 
 double device_memory_bytes(const std::string& backend) {

@@ -34,18 +34,41 @@ inline constexpr std::array<const char*, kCommPhases> kCommPhaseNames = {
 
 /// What a plan says about itself; the same on every rank and in every run.
 struct PlanFacts {
-  std::string hash;      ///< plan_hash, 16 hex digits
-  std::string options;   ///< "dp=canzona,tp=canzona,alpha=1,cost=flops,..." (strategy options)
-  double imbalance = 1;  ///< max / mean of the matrix cost over all ranks
-  double max_state_bytes = 0;  ///< optimizer state of the fullest rank (matrices + AdamW)
+  std::string hash;  ///< plan_hash, 16 hex digits
+  /// Strategy options that differ from the strategy's defaults under the megatron preset,
+  /// "k=v" joined by ',' ("" when none differ): with the name, what rebuilds the plan.
+  std::string options;
+  double imbalance = 1;    ///< max / mean of the matrix cost over all ranks
+  double state_bytes = 0;  ///< optimizer state of the fullest rank (matrices + AdamW)
   std::array<double, kCommPhases> max_bytes_sent{};  ///< per phase, the busiest rank's bytes
+  double comm_bytes = 0;                             ///< the busiest rank's bytes over all phases
   int refresh_interval = 1;  ///< Shampoo roots / SOAP eigenbases every this many steps
+};
+
+/// The settings every case's plan is made with beyond its strategy: the preset and the switches
+/// that override it, given as `canzona-bench plan` takes them (`--preset canzona-reference
+/// --tp-execution serial`; harness/README.md lists them). "" is the megatron preset.
+class PlanSettings {
+ public:
+  /// ConfigError naming the flag that is unknown or has a bad value.
+  explicit PlanSettings(const std::string& flags);
+  ~PlanSettings();
+  PlanSettings(const PlanSettings&) = delete;
+  PlanSettings& operator=(const PlanSettings&) = delete;
+  /// The preset and the explicit flags, spelled as `plan` takes them ("--preset megatron").
+  const std::string& flags() const;
+
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
 /// A case's StepPlan. ConfigError for a case the library refuses (strategy, optimizer, TP).
 class CasePlan {
  public:
-  CasePlan(const StepCase& c, int gpus_per_node);
+  CasePlan(const StepCase& c, int gpus_per_node, const PlanSettings& settings);
   ~CasePlan();
   CasePlan(const CasePlan&) = delete;
   CasePlan& operator=(const CasePlan&) = delete;

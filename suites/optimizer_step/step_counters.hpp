@@ -1,7 +1,8 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// Counters and labels shared by measured and projected rows (README.md lists every counter).
+// Counters and labels shared by measured and projected rows (results/SCHEMA.md is the contract;
+// README.md lists every counter).
 #pragma once
 
 #include "step_adapter.hpp"
@@ -9,15 +10,17 @@
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <vector>
 
 namespace canzona::bench::step {
 
-/// The plan's deterministic counters: `imbalance`, `max_state_bytes`, `<phase>_bytes`.
+/// The plan's deterministic counters: `plan_imbalance`, `state_bytes`, `<phase>_bytes`,
+/// `comm_bytes`.
 void report_plan_facts(benchmark::State& state, const PlanFacts& facts);
 
-/// "plan_hash=<16 hex> options=<dp=...,tp=...,...>": with the name, what rebuilds the plan. Rows
-/// add what else reproduces them (seed and backend; topology and compute source).
-std::string plan_label(const PlanFacts& facts);
+/// The row's label, `key=value` fields joined by ';': plan_hash and options (with the name,
+/// what rebuilds the plan), then `fields` ("seed=1", "topology=dgx-h100", ...).
+std::string row_label(const PlanFacts& facts, const std::vector<std::string>& fields);
 
 /// Milliseconds of seconds.
 inline double ms(double seconds) { return seconds * 1e3; }

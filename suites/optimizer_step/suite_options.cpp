@@ -77,6 +77,7 @@ SuiteOptions read_suite_options() {
   g.gpus_per_node = whole_flag("gpus_per_node", 8, 1);
   o.warmup = whole_flag("warmup", 2, 0);
   o.seed = static_cast<std::uint64_t>(whole_flag("seed", 1, 0));
+  o.plan = std::make_shared<const PlanSettings>(suite_text_flag("plan", ""));
   o.topology = suite_text_flag("topology", "dgx-h100");
   o.projector = whole_flag("projector", 1, 0) != 0;
   o.fail_rank = whole_flag("inject_failure", -1, -1);

@@ -18,14 +18,18 @@ namespace canzona::harness {
 /// One row of the `benchmarks` array.
 struct BenchmarkRow {
   std::string name;
+  std::string run_name;        ///< the run a repetition or aggregate belongs to (= name if absent)
   std::string run_type;        ///< "iteration" or "aggregate"
   std::string aggregate_name;  ///< "mean", "median", "stddev", "cv" for aggregates, else ""
+  std::string aggregate_unit;  ///< "time", or "percentage" (cv: real_time is a fraction)
+  std::int64_t repetitions = 1;       ///< repetitions of the run (1 when the field is absent)
+  std::int64_t repetition_index = 0;  ///< which repetition an iteration row is
   std::int64_t iterations = 0;
   double real_time = 0.0;
   double cpu_time = 0.0;
   std::string time_unit;                   ///< "ns", "us", "ms" or "s"
-  std::string label;                       ///< what the benchmark set with SetLabel, or ""
   std::map<std::string, double> counters;  ///< every other numeric field (user counters)
+  std::string label;                       ///< SetLabel() text ("" when absent)
   std::optional<std::string> error;        ///< error_message / skip_message when it failed
 };
 
@@ -40,9 +44,10 @@ struct BenchmarkFile {
 BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::string& source);
 
 /// The JSON document of a file as Google Benchmark writes it. Google Benchmark writes NaN and
-/// infinities as bare words (a coefficient of variation of a counter whose mean is 0 is NaN),
-/// which JSON has no literal for: they are read as null, i.e. as absent counters. ConfigError
-/// when the file cannot be read or is not valid JSON otherwise (with the parser's position).
+/// infinities as bare words (NaN, -NaN, Infinity, -Infinity; the cv of a counter whose mean is 0
+/// is NaN), which JSON has no literal for: they are read as null, i.e. as absent counters.
+/// ConfigError when the file cannot be read or is not valid JSON otherwise (with the parser's
+/// position).
 nlohmann::json read_gbench_document(const std::filesystem::path& path);
 
 /// read_gbench_document, then parse_gbench_json.
