@@ -23,6 +23,9 @@ using canzona::testing::run_process;
 
 // One small case of the smoke preset: a 2-rank Canzona step of Qwen3-0.6B scaled down 16x.
 const std::string kOneCase = "muon/canzona/qwen3-0.6b~d16/gpus:2/dp:2/tp:1";
+// That case and layer-wise's, and both projected on 256 GPUs.
+const std::string kTwoStrategies =
+    "muon/(canzona|layerwise)/qwen3-(0.6b~d16/gpus:2/dp:2/tp:1|32b/gpus:256)";
 
 class RunCommandTest : public ::testing::Test {
  protected:
@@ -46,14 +49,16 @@ class RunCommandTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-TEST_F(RunCommandTest, WritesOneJsonWithProvenanceAndASummary) {
+TEST_F(RunCommandTest, WritesOneJsonThatTableAndCompareRead) {
+  // Canzona and layer-wise measured at dp 2, and projected on 256 GPUs.
   const std::string out = (dir_ / "run.json").string();
   const ProcessResult r =
-      run({"--preset", "smoke", "--filter", kOneCase, "--repetitions", "3", "--out", out});
+      run({"--preset", "smoke", "--filter", kTwoStrategies, "--repetitions", "3", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("[1/1]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[4/4]"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("OptimizerStep/" + kOneCase), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("measured"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("projected †"), std::string::npos) << r.out;
   const BenchmarkFile file = read_gbench_json(out);
   // results/SCHEMA.md's provenance.
   for (const char* key :
@@ -69,14 +74,24 @@ TEST_F(RunCommandTest, WritesOneJsonWithProvenanceAndASummary) {
   EXPECT_EQ(file.context.at("canzona_preset"), "smoke");
   EXPECT_EQ(file.context.at("canzona_plan"), "--preset megatron");
   EXPECT_NE(file.context.at("canzona_command").find("--filter"), std::string::npos);
-  // Three repetitions and their aggregates, all of the one case.
-  ASSERT_GE(file.rows.size(), 3u);
-  for (const BenchmarkRow& row : file.rows) {
-    EXPECT_NE(row.name.find(kOneCase), std::string::npos) << row.name;
-  }
+  // Three repetitions and their aggregates of each measured case, one row of each projection.
+  ASSERT_EQ(file.rows.size(), 2u * (3 + 4) + 2);
   const std::string& label = file.rows.front().label;
   EXPECT_EQ(label.rfind("plan_hash=", 0), 0u) << label;
   EXPECT_NE(label.find(";options=;seed=1"), std::string::npos) << label;
+  EXPECT_NE(file.rows.back().label.find(";topology=dgx-h100;compute=cost_model"), std::string::npos)
+      << file.rows.back().label;
+
+  // The publishing commands read it as it is.
+  const ProcessResult table = run_process(CANZONA_BENCH_EXE, {"table", out});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("| qwen3-0.6b~d16 | 2 | 2×1 | muon |"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("canzona vs layerwise"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("| qwen3-32b | 256 | 32×8 | muon |"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("PROJECTION on topology dgx-h100"), std::string::npos) << table.out;
+  const ProcessResult same = run_process(CANZONA_BENCH_EXE, {"compare", out, out});
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_NE(same.out.find("4 SAME"), std::string::npos) << same.out;
 }
 
 TEST_F(RunCommandTest, PlanSettingsReachEveryRowAsPlanTakesThem) {

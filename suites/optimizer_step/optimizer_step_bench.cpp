@@ -61,10 +61,12 @@ void register_suite() {
   // Projections need no other rank: rank 0 runs them after the measured rows, the others wait
   // for it at the end of the job.
   if (job_rank() != 0) return;
+  // A projection is deterministic: one repetition, whatever --benchmark_repetitions says.
   for (const step::StepCase& c : step::projected_cases(options.grid, job_size())) {
     benchmark::RegisterBenchmark(step::benchmark_name(c).c_str(), step::projected_step, c,
                                  std::cref(options))
         ->UseManualTime()
+        ->Repetitions(1)
         ->Unit(benchmark::kMillisecond);
   }
 }
