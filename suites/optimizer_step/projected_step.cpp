@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace canzona::bench::step {
 
@@ -37,8 +38,11 @@ void projected_step(benchmark::State& state, const StepCase& c, const SuiteOptio
       state.counters[fmt::format("{}_ms", kSlotNames[s])] = ms(p.straggler[s]);
     }
     report_plan_facts(state, facts);
-    state.SetLabel(row_label(
-        facts, {fmt::format("topology={}", p.topology), fmt::format("compute={}", p.compute)}));
+    std::vector<std::string> fields = {fmt::format("topology={}", p.topology),
+                                       fmt::format("compute={}", p.compute)};
+    if (p.gemm_efficiency > 0)
+      fields.push_back(fmt::format("gemm_efficiency={}", p.gemm_efficiency));
+    state.SetLabel(row_label(facts, fields));
   } catch (const Error& e) {
     state.SkipWithError(e.what());
   }

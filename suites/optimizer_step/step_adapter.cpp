@@ -434,6 +434,7 @@ ProjectedStep project_at_scale(const CasePlan& plan, const std::string& topology
                    s.param_sync, s.update,    p.straggler.idle};
   out.topology = t.name;
   out.compute = compute.kind() == "measured" ? "measured(" + backend + ")" : compute.kind();
+  if (compute.kind() != "measured") out.gemm_efficiency = t.device->gemm_efficiency;
   return out;
 }
 

@@ -149,6 +149,8 @@ struct ProjectedStep {
   std::array<double, kSlots> straggler{};  ///< the straggler's times per executor slot
   std::string topology;
   std::string compute;  ///< "cost_model" or "measured(cuda)"
+  /// The GEMM efficiency the cost model assumes (the topology's device profile); 0 when measured.
+  double gemm_efficiency = 0;
 };
 
 /// Projects a case onto `topology` (preset or file): compute from the topology's device profile
