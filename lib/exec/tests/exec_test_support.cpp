@@ -3,6 +3,7 @@
 #include "exec_test_support.hpp"
 
 #include <canzona/backend/cpu_backend.hpp>
+#include <canzona/backend/host_values.hpp>
 #include <canzona/baselines/strategy.hpp>
 #include <canzona/core/bf16.hpp>
 #include <canzona/core/error.hpp>
@@ -167,15 +168,7 @@ void upload_buffers(backend::Backend& be, const Executor& executor, bool grads,
         host[static_cast<std::size_t>(entries[e].start + i)] = value(b, e, i);
       }
     }
-    void* target = grads ? executor.grads(b) : executor.params(b);
-    if (type == backend::ElementType::kFloat32) {
-      be.upload(target, host.data(), n * sizeof(float));
-    } else {
-      std::vector<std::uint16_t> bits(n);
-      for (std::size_t i = 0; i < n; ++i) bits[i] = canzona::float_to_bf16(host[i]);
-      be.upload(target, bits.data(), n * sizeof(std::uint16_t));
-    }
-    be.synchronize();  // the host vectors must outlive the copy
+    backend::upload_values(be, grads ? executor.grads(b) : executor.params(b), type, host);
   }
 }
 
