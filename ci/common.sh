@@ -22,6 +22,7 @@ CANZONA_APT_PACKAGES=(
   libopenmpi-dev openmpi-bin
   libopenblas-dev liblapacke-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
+  libtorch-dev
 )
 
 log() { printf '[canzona] %s\n' "$*"; }
