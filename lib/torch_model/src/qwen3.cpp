@@ -8,6 +8,7 @@
 #include <canzona/layout/tp_shapes.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <exception>
 #include <map>
@@ -167,6 +168,30 @@ void Qwen3Model::init_parameters(const InitOptions& options) {
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     const at::Tensor full = full_parameter(specs_, i, spec_, options);
     params_[i].copy_(tp_shard(full, specs_[i], spec_, group_.size(), group_.rank()));
+  }
+}
+
+void Qwen3Model::bind_parameters(const std::vector<at::Tensor>& storage) {
+  if (storage.size() != params_.size()) {
+    throw ConfigError(fmt::format("bind_parameters: {} tensors for the {} parameters of {}",
+                                  storage.size(), params_.size(), spec_.name));
+  }
+  for (std::size_t i = 0; i < storage.size(); ++i) {
+    const at::Tensor& t = storage[i];
+    if (!t.defined() || t.sizes() != params_[i].sizes() || t.device() != device_ ||
+        t.scalar_type() != dtype_) {
+      throw ConfigError(
+          fmt::format("bind_parameters: storage for '{}' must be a {} tensor of shape [{}] on {}",
+                      specs_[i].name, c10::toString(dtype_), fmt::join(params_[i].sizes(), ", "),
+                      device_.str()));
+    }
+  }
+  const at::NoGradGuard no_grad;
+  for (std::size_t i = 0; i < storage.size(); ++i) {
+    storage[i].copy_(params_[i]);
+    // detach(): a leaf of its own that still shares the storage's memory, so writes into the
+    // buffer (the optimizer, the parameter all-gather) are what the next forward sees.
+    params_[i] = storage[i].detach().requires_grad_(true);
   }
 }
 

@@ -97,6 +97,11 @@ class Qwen3Model {
   const std::vector<at::Tensor>& parameters() const noexcept { return params_; }
   /// Sets every parameter to this rank's shard of full_parameter(options) (no autograd).
   void init_parameters(const InitOptions& options);
+  /// Moves the parameters into caller-owned storage (e.g. views into a ZeRO-1 buffer): copies
+  /// the current values into `storage[i]` and makes it parameter i, a leaf that requires grad
+  /// and shares `storage[i]`'s memory. Each must have parameter i's shape, the model's device and
+  /// its compute dtype (ConfigError otherwise). Gradients the parameters had are dropped.
+  void bind_parameters(const std::vector<at::Tensor>& storage);
 
   /// tokens and labels: [b, s] int64 on the model's device, ids in [0, vocab_size), the same on
   /// every TP rank; labels[i, j] is the token that should follow tokens[i, :j+1]. ConfigError for
