@@ -155,12 +155,18 @@ class Muon final : public MatrixOptimizer {
       std::swap(x, y);
     }
 
-    const auto scale = static_cast<float>(muon_scale(o, shape));
+    // The direction is the NS result itself; the rule scales it (direction_rule).
     for (std::int64_t i = 0; i < count; ++i) {
-      backend_.apply_update(tasks[static_cast<std::size_t>(i)].param, element(x, i * n, t), t, n, 1,
-                            static_cast<float>(o.lr), static_cast<float>(o.weight_decay), scale,
-                            backend::DecayOrder::kBeforeUpdate, nullptr, nullptr);
+      finish(tasks[static_cast<std::size_t>(i)], element(x, i * n, t));
     }
+  }
+
+ public:
+  DirectionRule direction_rule(Shape shape, int /*step*/) const override {
+    const MuonOptions& o = spec_.muon;
+    return DirectionRule{true, static_cast<float>(o.lr), static_cast<float>(o.weight_decay),
+                         static_cast<float>(muon_scale(o, shape)),
+                         backend::DecayOrder::kBeforeUpdate};
   }
 };
 
