@@ -179,18 +179,36 @@ void upload_buffers(backend::Backend& be, const Executor& executor, bool grads,
   }
 }
 
-std::vector<float> download_params(backend::Backend& be, const Executor& executor,
-                                   std::size_t buffer) {
-  const auto n = static_cast<std::size_t>(executor.buffer_elements(buffer));
+namespace {
+
+// n elements of `type` at `data` in backend memory, widened to fp32 (exactly).
+std::vector<float> download_widened(backend::Backend& be, const void* data, std::size_t n,
+                                    backend::ElementType type) {
   std::vector<float> out(n);
-  if (executor.param_type() == backend::ElementType::kFloat32) {
-    be.download(out.data(), executor.params(buffer), n * sizeof(float));
+  if (type == backend::ElementType::kFloat32) {
+    be.download(out.data(), data, n * sizeof(float));
     return out;
   }
   std::vector<std::uint16_t> bits(n);
-  be.download(bits.data(), executor.params(buffer), n * sizeof(std::uint16_t));
+  be.download(bits.data(), data, n * sizeof(std::uint16_t));
   for (std::size_t i = 0; i < n; ++i) out[i] = canzona::bf16_to_float(bits[i]);
   return out;
+}
+
+}  // namespace
+
+std::vector<float> download_params(backend::Backend& be, const Executor& executor,
+                                   std::size_t buffer) {
+  return download_widened(be, executor.params(buffer),
+                          static_cast<std::size_t>(executor.buffer_elements(buffer)),
+                          executor.param_type());
+}
+
+std::vector<float> download_grads(backend::Backend& be, const Executor& executor,
+                                  std::size_t buffer) {
+  return download_widened(be, executor.grads(buffer),
+                          static_cast<std::size_t>(executor.buffer_elements(buffer)),
+                          executor.grad_type());
 }
 
 std::vector<float> download_main(backend::Backend& be, const MainRange& range) {
