@@ -43,10 +43,6 @@ void check_placement(const ModelOptions& options, at::ScalarType dtype,
         "memory: run CPU models over MPI and CUDA models over NCCL",
         device.str(), comm->backend(), comm->name(), host ? "host" : "device"));
   }
-  if (host && dtype == at::kBFloat16) {
-    throw ConfigError(
-        "bfloat16 on CPU ranks needs bf16 all-reduces, which MPI cannot do; use float32 on CPU");
-  }
 }
 
 // Every rank learns whether any rank failed its checks; the failing rank rethrows its own error,

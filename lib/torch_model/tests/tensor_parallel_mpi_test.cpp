@@ -159,12 +159,4 @@ TEST_F(TensorParallelStartupTest, OneRankOutOfMemoryStopsEveryRankWithoutHanging
   }
 }
 
-TEST_F(TensorParallelStartupTest, Bfloat16OnCpuRanksIsRejected) {
-  tm::ModelOptions options;
-  options.dtype = at::kBFloat16;
-  EXPECT_THROW(tm::Qwen3Model(tt::tiny_model(tt::TinyKind::kDense),
-                              tm::TensorParallelGroup(*world_), options),
-               ConfigError);
-}
-
 }  // namespace

@@ -3,18 +3,18 @@
 //
 // One training iteration of the libtorch model under ZeRO-1 data parallelism and Megatron TP:
 // forward and backward over the micro-batches with the bucketed gradient sync overlapping the
-// last backward, then the optimizer step over the ZeRO-1 buffers.
+// last backward, then the executor's optimizer step (or only its gradient sync).
 #pragma once
 
-#include <canzona/comm/communicator.hpp>
-#include <canzona/plan/step_plan.hpp>
+#include <canzona/backend/backend.hpp>
+#include <canzona/exec/executor.hpp>
+#include <canzona/exec/step_timer.hpp>
 
 #include <ATen/ATen.h>
 
 #include <vector>
 
-#include "canzona/torch_model/bucketed_grad_sync.hpp"
-#include "canzona/torch_model/optimizer_step.hpp"
+#include "canzona/torch_model/distributed_data_parallel.hpp"
 #include "canzona/torch_model/qwen3.hpp"
 
 namespace canzona::torch_model {
@@ -26,38 +26,43 @@ struct MicroBatch {
   at::Tensor labels;
 };
 
-/// Host wall-clock seconds of the phases of the last iteration (they do not overlap; the
-/// gradient sync that overlaps backward is inside `backward`, only its tail is `grad_sync`).
+/// What follows backward.
+enum class StepKind {
+  kOptimizer,     ///< Executor::step(): gradient sync, optimizer, parameter sync
+  kGradSyncOnly,  ///< Executor::sync_grads(): the optimizer replaced by a no-op
+};
+
+/// Host wall-clock seconds of the last iteration's phases, which follow each other (the
+/// gradient sync that overlaps backward is inside `backward`; the step's own grad_sync phase is
+/// only what backward did not hide), and the executor's phase times of its step.
 struct IterationTimes {
   double forward = 0;
   double backward = 0;
-  double grad_sync = 0;  ///< finish(): what backward did not hide, and the 1/dp scaling
-  double optimizer = 0;  ///< OptimizerStep::step(), parameter sync included
+  double step = 0;
   double total = 0;
+  exec::StepTimes step_phases;
 };
 
-/// Runs iterations of `model` bound to `step`'s buffers by a BucketedGradSync built here.
-/// `model`, `dp` and `step` must outlive it; collective over the job (construction splits `dp`,
-/// every iteration runs TP and DP collectives).
+/// Runs iterations of `model` over `executor`'s buffers through a DistributedDataParallel built
+/// here (see there for what `model`, `executor` and `backend` must be; they must outlive it).
+/// Collective over the job: every iteration runs TP and DP collectives.
 class DataParallelIteration {
  public:
-  DataParallelIteration(const plan::StepPlan& plan, Qwen3Model& model, comm::Communicator& dp,
-                        OptimizerStep& step);
+  DataParallelIteration(Qwen3Model& model, exec::Executor& executor, backend::Backend& backend);
 
-  /// Zeroes the gradient buffers; forward and backward of every micro-batch with the loss
-  /// scaled by 1 / micro_batches.size(), so the buffers hold the mean gradient; the bucketed
-  /// gradient sync during the last backward (unless the optimizer step syncs gradients
-  /// itself); then the optimizer step. Returns this DP rank's mean loss over its micro-batches
-  /// (before the step). ConfigError for an empty list.
-  double run(const std::vector<MicroBatch>& micro_batches);
+  /// Zeroes the gradient buffers; forward and backward of every micro-batch with the loss scaled
+  /// by 1 / micro_batches.size(), so the buffers hold this rank's mean gradient; buckets
+  /// reported during the last backward; then the step. Returns this DP rank's mean loss over
+  /// its micro-batches (before the step). ConfigError for an empty list.
+  double run(const std::vector<MicroBatch>& micro_batches, StepKind kind = StepKind::kOptimizer);
 
   const IterationTimes& last_times() const noexcept { return times_; }
-  const BucketedGradSync& grad_sync() const noexcept { return sync_; }
+  const DistributedDataParallel& ddp() const noexcept { return ddp_; }
 
  private:
   Qwen3Model& model_;
-  OptimizerStep& step_;
-  BucketedGradSync sync_;
+  exec::Executor& executor_;
+  DistributedDataParallel ddp_;
   IterationTimes times_;
 };
 

@@ -43,7 +43,7 @@ class TensorParallelGroup {
   /// Element-wise sum (or max, min) of `input` over the group into a new contiguous tensor;
   /// `input` is the identity for one rank. Not differentiable. ConfigError when the tensor's
   /// device does not match the communicator's memory (CPU for MPI, CUDA for NCCL) or the
-  /// backend cannot reduce its dtype (MPI has no bf16 arithmetic).
+  /// backend cannot reduce its dtype with `op` (MPI reduces bf16 only as a sum).
   at::Tensor all_reduce(const at::Tensor& input, comm::ReduceOp op = comm::ReduceOp::kSum) const;
 
  private:
