@@ -326,16 +326,21 @@ INSTANTIATE_TEST_SUITE_P(TinyModels, DataParallelTest,
                          });
 
 // The whole iteration with every strategy and optimizer in Megatron's precision: the loss of a
-// fixed batch falls, and the DP ranks end with identical parameters.
+// fixed batch falls, and the DP ranks end with identical parameters. At tp = 2 Muon only (CI
+// time): the bitwise test above ties every strategy at tp = 2 to the run without DP, and
+// lib/exec's tests tie Shampoo and SOAP at tp = 2 to the single-process optimizer.
 TEST(DataParallelTrainingTest, LossFallsOverTwentyIterationsWithEveryStrategyAndOptimizer) {
   at::set_num_threads(1);
   const std::uint64_t seed = canzona::testing::test_seed();
   const ModelSpec spec = tt::tiny_model(tt::TinyKind::kDense);
   auto world = comm::MpiCommunicator::world();
   Groups job = make_groups(*world, world->size() / kDp);
+  std::vector<OptimizerKind> kinds = {OptimizerKind::kMuon};
+  if (job.groups.tp->size() == 1) {
+    kinds.insert(kinds.end(), {OptimizerKind::kShampoo, OptimizerKind::kSoap});
+  }
   for (const std::string_view strategy : canzona::baselines::strategy_names()) {
-    for (const OptimizerKind kind :
-         {OptimizerKind::kMuon, OptimizerKind::kShampoo, OptimizerKind::kSoap}) {
+    for (const OptimizerKind kind : kinds) {
       SCOPED_TRACE(fmt::format("CANZONA_TEST_SEED={} {} {}", seed, strategy,
                                canzona::optim::to_string(kind)));
       const auto t = make_trainer(spec, job, strategy_options(strategy, kind, Precision::kBf16),
