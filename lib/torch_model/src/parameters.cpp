@@ -5,6 +5,7 @@
 #include "canzona/torch_model/parameters.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/core/splitmix.hpp>
 #include <canzona/layout/tp_shapes.hpp>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -16,14 +17,6 @@
 
 namespace canzona::torch_model {
 namespace {
-
-std::uint64_t mix(std::uint64_t x) {
-  // splitmix64 finaliser: decorrelates the generators of neighbouring parameters.
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
 bool is_output_projection(const model::ParamSpec& param) {
   const std::string_view name = param.name;
@@ -37,7 +30,7 @@ at::Tensor full_parameter(const std::vector<model::ParamSpec>& params, std::size
                           const model::ModelSpec& model, const InitOptions& options) {
   const model::ParamSpec& param = params.at(index);
   at::Generator generator =
-      at::make_generator<at::CPUGeneratorImpl>(mix(options.seed ^ mix(index)));
+      at::make_generator<at::CPUGeneratorImpl>(splitmix64(options.seed ^ splitmix64(index)));
   const at::TensorOptions cpu_float = at::TensorOptions().dtype(at::kFloat);
   if (param.role == model::ParamRole::kNorm) {
     at::Tensor weight = at::ones(param.shape, cpu_float);

@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exec_test_support.hpp"
 #include "torch_test_support.hpp"
 
 namespace {
@@ -57,23 +58,11 @@ at::ScalarType model_dtype(Precision p) {
   return p == Precision::kFp32 ? at::kFloat : at::kBFloat16;
 }
 
-canzona::optim::OptimizerSpec visible_learning_rates(OptimizerKind kind) {
-  canzona::optim::OptimizerSpec spec;
-  spec.kind = kind;
-  spec.muon.lr = 0.02;
-  spec.shampoo.lr = 0.01;
-  spec.shampoo.refresh_interval = 2;
-  spec.soap.lr = 0.01;
-  spec.soap.precondition_frequency = 2;
-  spec.adamw.lr = 0.01;
-  return spec;
-}
-
 plan::StrategyOptions strategy_options(std::string_view strategy, OptimizerKind kind,
                                        Precision precision) {
   plan::StrategyOptions options;
   canzona::baselines::apply_strategy(strategy, options);
-  options.optimizer = visible_learning_rates(kind);
+  options.optimizer = canzona::exec::testing::optimizer_spec(kind);
   if (precision == Precision::kFp32) options.precision.params = comm::DataType::kFloat32;
   // Small buckets: every buffer gets several, so order and overlap show.
   options.zero1.bucket_size = 8192;
