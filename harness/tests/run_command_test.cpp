@@ -109,6 +109,19 @@ TEST_F(RunCommandTest, PlanSettingsReachEveryRowAsPlanTakesThem) {
   EXPECT_NE(label.find("tp_execution=serial"), std::string::npos) << label;
 }
 
+// Rank 0 alone runs the projected rows: a filter that selects only those is a selection of the
+// job, not an empty one on the other ranks.
+TEST_F(RunCommandTest, AFilterOfProjectedRowsOnlyRunsThem) {
+  const std::string out = (dir_ / "run.json").string();
+  const ProcessResult r = run({"--preset", "smoke", "--filter",
+                               "muon/canzona/qwen3-32b/gpus:256/.*projected", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const BenchmarkFile file = read_gbench_json(out);
+  ASSERT_EQ(file.rows.size(), 1u);
+  EXPECT_NE(file.rows.front().name.find("/projected/"), std::string::npos)
+      << file.rows.front().name;
+}
+
 TEST_F(RunCommandTest, AnExceptionOnOneRankEndsTheRunAndWritesNothing) {
   const std::filesystem::path out = dir_ / "run.json";
   {

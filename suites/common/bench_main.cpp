@@ -62,7 +62,7 @@ int run(int argc, char** argv, std::unique_ptr<canzona::bench::RankSession>& ses
   }
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks(session->display_reporter());
   benchmark::Shutdown();
-  args.commit(ran);
+  args.commit(session->job_benchmark_count(ran));
   return 0;
 }
 

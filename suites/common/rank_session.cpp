@@ -132,6 +132,18 @@ void RankSession::add_context() const {
   benchmark::AddCustomContext("gpus_per_node", std::to_string(cuda_device_count()));
 }
 
+std::size_t RankSession::job_benchmark_count(std::size_t mine) const {
+#if CANZONA_WITH_MPI
+  if (comm::MpiRuntime::active()) {
+    unsigned long long total = 0;
+    const unsigned long long local = mine;
+    MPI_Allreduce(&local, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return static_cast<std::size_t>(total);
+  }
+#endif
+  return mine;
+}
+
 int job_rank() { return job().rank; }
 int job_size() { return job().size; }
 

@@ -8,6 +8,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string_view>
@@ -34,6 +35,11 @@ class RankSession {
   /// first line, or "none"), `ranks`, `nodes` (distinct hosts of the ranks) and `gpus_per_node`
   /// (CUDA devices rank 0 sees). Collective.
   void add_context() const;
+
+  /// How many benchmarks the whole job ran, given this rank's count: rank 0 alone runs the
+  /// projected rows, so a filter that selects only those runs none on the other ranks, and an
+  /// empty selection is a job-wide verdict. Collective.
+  std::size_t job_benchmark_count(std::size_t mine) const;
 
  private:
   struct Impl;
