@@ -2,10 +2,10 @@
 # SPDX-FileCopyrightText: Canzona Bench contributors
 # SPDX-License-Identifier: Apache-2.0
 #
-# The sanitizer tier (run on its own; it joins .ci/run once green within the CI budget): a CPU-only Clang build with
-# AddressSanitizer + UndefinedBehaviorSanitizer (undefined behaviour is fatal) in its own build
-# directory, which runs the cpu and mpi tests, replays every fuzz seed and kept crash input, and
-# fuzzes every parser of user files for a bounded time.
+# The sanitizer tier (run on its own; it joins .ci/run once green within the CI budget): a
+# CPU-only Clang build with AddressSanitizer + UndefinedBehaviorSanitizer (undefined behaviour is
+# fatal) in its own build directory, which runs the cpu and mpi tests, replays every fuzz seed
+# and kept crash input, and fuzzes every parser of user files for a bounded time.
 usage() {
   cat <<'USAGE'
 usage: ci/sanitize.sh [ctest args...]
