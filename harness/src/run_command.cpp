@@ -15,7 +15,7 @@
 #include <canzona/config.hpp>
 #include <canzona/core/device.hpp>
 #include <canzona/core/error.hpp>
-#include <canzona/harness/child_process.hpp>
+#include <canzona/core/child_process.hpp>
 #include <canzona/harness/cli.hpp>
 #include <canzona/harness/gbench_json.hpp>
 #include <canzona/harness/preset_flags.hpp>
@@ -135,7 +135,7 @@ int run(const RunOptions& o, std::ostream& out) {
   ChildOutput list_output;
   list_output.on_stdout = [&](std::string_view chunk) { list_lines.feed(chunk); };
   list_output.on_stderr = [](std::string_view chunk) { std::cerr << chunk; };
-  if (const int code = run_child(listing, launch.env, list_output); code != 0) {
+  if (const int code = run_child(listing, {launch.env}, list_output).exit_code; code != 0) {
     suite_failed("listing the cases", code, command_line(listing));
   }
   list_lines.flush();
@@ -178,7 +178,7 @@ int run(const RunOptions& o, std::ostream& out) {
     suite_errors.append(chunk);
   };
   const auto start = std::chrono::steady_clock::now();
-  if (const int code = run_child(running, launch.env, run_output); code != 0) {
+  if (const int code = run_child(running, {launch.env}, run_output).exit_code; code != 0) {
     if (!o.verbose) std::cerr << suite_errors;
     suite_failed("the optimizer-step suite", code, command_line(command));
   }

@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "canzona/harness/child_process.hpp"
+#include "canzona/core/child_process.hpp"
 
 #include <canzona/core/error.hpp>
 
@@ -13,12 +13,14 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <map>
 
 extern char** environ;
 
-namespace canzona::harness {
+namespace canzona {
 namespace {
 
 struct Pipe {
@@ -64,28 +66,42 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 
 }  // namespace
 
-int run_child(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
-              const ChildOutput& output) {
+ChildExit run_child(const std::vector<std::string>& argv, const ChildOptions& options,
+                    const ChildOutput& output) {
   if (argv.empty()) throw Error("run_child: empty command");
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const double limit = options.time_limit_s;
   Pipe out_pipe;
   Pipe err_pipe;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out_pipe.write_end, STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err_pipe.write_end, STDERR_FILENO);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (limit > 0) {
+    // Its own process group, so everything it started can be killed together.
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
   std::vector<std::string> args = argv;
-  std::vector<std::string> env = child_environment(extra_env);
+  std::vector<std::string> env = child_environment(options.extra_env);
   std::vector<char*> c_args = c_strings(args);
   std::vector<char*> c_env = c_strings(env);
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, c_args[0], &actions, nullptr, c_args.data(), c_env.data());
+  const int rc = posix_spawnp(&pid, c_args[0], &actions, &attributes, c_args.data(), c_env.data());
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (rc != 0) {
     throw ConfigError(fmt::format("cannot run '{}': {}", argv[0], std::strerror(rc)));
   }
   out_pipe.close_write();
   err_pipe.close_write();
 
+  ChildExit result;
   std::array<pollfd, 2> fds{pollfd{out_pipe.read_end, POLLIN, 0},
                             pollfd{err_pipe.read_end, POLLIN, 0}};
   const std::array<const std::function<void(std::string_view)>*, 2> sinks{&output.on_stdout,
@@ -93,7 +109,13 @@ int run_child(const std::vector<std::string>& argv, const std::vector<std::strin
   int open_fds = 2;
   std::array<char, 4096> buffer{};
   while (open_fds > 0) {
-    if (poll(fds.data(), fds.size(), -1) < 0) {
+    if (limit > 0 && !result.timed_out && elapsed() > limit) {
+      result.timed_out = true;
+      kill(-pid, SIGKILL);
+    }
+    // A descendant that left the group may keep the pipes open; stop reading a while later.
+    if (result.timed_out && elapsed() > limit + 5) break;
+    if (poll(fds.data(), fds.size(), limit > 0 ? 100 : -1) < 0) {
       if (errno == EINTR) continue;
       throw Error(fmt::format("poll: {}", std::strerror(errno)));
     }
@@ -112,7 +134,8 @@ int run_child(const std::vector<std::string>& argv, const std::vector<std::strin
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw Error(fmt::format("waitpid: {}", std::strerror(errno)));
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
 }
 
 void LineSplitter::feed(std::string_view chunk) {
@@ -129,4 +152,4 @@ void LineSplitter::flush() {
   pending_.clear();
 }
 
-}  // namespace canzona::harness
+}  // namespace canzona

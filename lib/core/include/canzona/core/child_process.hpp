@@ -1,0 +1,56 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Runs another program (a suite, mpirun, the executable under test) without a shell and streams
+// what it writes: `canzona-bench run` shows progress from it, tests capture it. The one place
+// the project starts processes.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace canzona {
+
+/// Receives a child's output as it arrives, in chunks (not necessarily whole lines).
+struct ChildOutput {
+  std::function<void(std::string_view)> on_stdout;
+  std::function<void(std::string_view)> on_stderr;
+};
+
+struct ChildOptions {
+  /// "NAME=value" entries added to this process's environment (replacing the same name), for
+  /// the child and everything it starts.
+  std::vector<std::string> extra_env;
+  /// With a limit > 0 the child runs in its own process group, which is killed (SIGKILL) when
+  /// the limit passes: for programs that must not hang (fault tests of multi-rank jobs).
+  double time_limit_s = 0;
+};
+
+struct ChildExit {
+  int exit_code = -1;  ///< the exit status; 128 + the signal when a signal killed it
+  bool timed_out = false;
+};
+
+/// Runs `argv` (argv[0] is looked up in PATH unless it contains a '/') and waits for it. Both
+/// output streams are drained together, so a chatty one cannot block the child. ConfigError
+/// when the program cannot be started.
+ChildExit run_child(const std::vector<std::string>& argv, const ChildOptions& options,
+                    const ChildOutput& output);
+
+/// Cuts a stream of chunks into lines (without the newline) for a callback.
+class LineSplitter {
+ public:
+  explicit LineSplitter(std::function<void(std::string_view)> on_line)
+      : on_line_(std::move(on_line)) {}
+  void feed(std::string_view chunk);
+  /// Passes on a last line that had no newline.
+  void flush();
+
+ private:
+  std::function<void(std::string_view)> on_line_;
+  std::string pending_;
+};
+
+}  // namespace canzona
