@@ -6,7 +6,8 @@
 
 #include <canzona/backend/cpu_backend.hpp>
 #include <canzona/core/error.hpp>
-#include "bf16.hpp"
+#include "elementwise_ops.hpp"
+#include "run_ops.hpp"
 
 #include <fmt/format.h>
 
@@ -86,15 +87,13 @@ void CpuBackend::convert(void* dst, ElementType dst_type, const void* src, Eleme
     return;
   }
   if (src_type == ElementType::kFloat32 && dst_type == ElementType::kBFloat16) {
-    const auto* in = static_cast<const float*>(src);
-    auto* out = static_cast<std::uint16_t*>(dst);
-    for (std::int64_t i = 0; i < n; ++i) out[i] = float_to_bf16(in[i]);
+    for_each(n, ops::Convert<ops::bf16_bits, float>{static_cast<ops::bf16_bits*>(dst),
+                                                    static_cast<const float*>(src)});
     return;
   }
   if (src_type == ElementType::kBFloat16 && dst_type == ElementType::kFloat32) {
-    const auto* in = static_cast<const std::uint16_t*>(src);
-    auto* out = static_cast<float*>(dst);
-    for (std::int64_t i = 0; i < n; ++i) out[i] = bf16_to_float(in[i]);
+    for_each(n, ops::Convert<float, ops::bf16_bits>{static_cast<float*>(dst),
+                                                    static_cast<const ops::bf16_bits*>(src)});
     return;
   }
   throw Error(fmt::format("cpu backend: convert from element type {} to {} is not supported",

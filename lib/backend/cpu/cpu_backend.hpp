@@ -25,10 +25,18 @@ class Scratch {
     if (data_.size() < count) data_.resize(count);
     return data_.data();
   }
-  std::size_t bytes() const noexcept { return data_.size() * sizeof(float); }
+  /// At least `count` sort keys (argsort_descending); contents unspecified.
+  std::uint32_t* keys(std::size_t count) {
+    if (keys_.size() < count) keys_.resize(count);
+    return keys_.data();
+  }
+  std::size_t bytes() const noexcept {
+    return data_.size() * sizeof(float) + keys_.size() * sizeof(std::uint32_t);
+  }
 
  private:
   std::vector<float> data_;
+  std::vector<std::uint32_t> keys_;
 };
 
 /// Every operation runs synchronously on the calling thread, in call order (OpenBLAS may use its

@@ -8,8 +8,8 @@
 // the expression evaluated on absolute values (so cancellation cannot hide error) and c counts
 // the fp32 roundings on the longest path, rounded up (stated per kernel). bf16 stores add one
 // rounding of u_bf16 = 2^-8 relative.
-#include "bf16.hpp"
 #include "cpu_backend.hpp"
+#include "numerics.hpp"
 
 #include <canzona/core/error.hpp>
 #include "test_util.hpp"
@@ -23,6 +23,9 @@
 
 namespace canzona::backend::cpu {
 namespace {
+
+using ops::bf16_to_float;
+using ops::float_to_bf16;
 
 using test::kU;
 using test::kUBf16;

@@ -5,6 +5,8 @@
 // argsort_descending (ties by lower index), permute_rows / permute_columns, column_dots.
 #include "cpu_backend.hpp"
 
+#include <canzona/core/error.hpp>
+
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -40,6 +42,18 @@ TEST(CpuMatrixHelpersTest, ScaleColumnsPowExact) {
   EXPECT_EQ(test::to_host<float>(backend, out, 9), expected);
   backend.scale_columns_pow(q.as<float>(), w.as<float>(), q.as<float>(), 3, 1, 1.0f, -0.5f);
   EXPECT_EQ(test::to_host<float>(backend, q, 9), expected) << "out aliasing q";
+}
+
+TEST(CpuMatrixHelpersTest, ScaleColumnsPowRejectsExponentsItCannotRootExactly) {
+  CpuBackend backend;
+  Buffer q = test::to_backend(backend, std::vector<float>{1, 2, 3, 4});
+  Buffer w = test::to_backend(backend, std::vector<float>{1, 2});
+  for (float exponent : {-0.3f, 0.25f, -2.0f}) {
+    EXPECT_THROW(backend.scale_columns_pow(q.as<float>(), w.as<float>(), q.as<float>(), 2, 1, 0.0f,
+                                           exponent),
+                 Error)
+        << exponent;
+  }
 }
 
 TEST(CpuMatrixHelpersTest, ScaleColumnsPowMatchesDoubleLoop) {

@@ -17,6 +17,10 @@
 //    `int*` arguments) so a step never waits for the host; hyper-parameters are host values.
 //  - Batched operations act on `count` equally shaped items laid out back to back (item i
 //    starts at i·stride elements, stride = rows·cols unless stated).
+//  - Element-wise arithmetic is fp32 with one rounding per operation (never fused into an FMA),
+//    written once in lib/backend/ops/ and run by both backends, so the cpu and cuda backends give
+//    the same bits for every element-wise operation; reductions, GEMMs and solvers agree to
+//    rounding (their summation orders differ).
 #pragma once
 
 #include <cstddef>
@@ -26,7 +30,8 @@
 
 namespace canzona::backend {
 
-/// Storage type of an array. bf16 is stored as its 16-bit pattern (upper half of an fp32).
+/// Storage type of an array. bf16 is stored as its 16-bit pattern (upper half of an fp32);
+/// fp32 → bf16 rounds to nearest even and turns every NaN into 0x7FC0.
 enum class ElementType { kFloat32, kBFloat16 };
 
 /// Bytes of one element.
@@ -153,7 +158,8 @@ class Backend {
   /// `out` may be bf16 (the NS input); buf and g are fp32.
   virtual void muon_momentum(float* buf, const float* g, void* out, ElementType out_type,
                              std::int64_t n, float mu, bool nesterov) = 0;
-  /// Frobenius normalisation of `count` items of n elements: x_i ← x_i / max(sqrt(sumsq[i]), eps).
+  /// Frobenius normalisation of `count` items of n elements: x_i ← x_i / max(sqrt(sumsq[i]), eps)
+  /// (a NaN norm gives NaN, it is not clamped to eps).
   virtual void normalize(void* x, ElementType type, std::int64_t n, std::int64_t count,
                          const float* sumsq, float eps) = 0;
   /// RMS normalisation of one item: x ← x / (eps + sqrt(*sumsq / n)).
@@ -191,13 +197,17 @@ class Backend {
   /// a_i ← a_i + value·I.
   virtual void add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) = 0;
   /// out_i[r, j] = q_i[r, j] · (max(w_i[j], 0) + eps)^exponent  (columns of eigenvectors scaled
-  /// for an inverse root; out_i · q_iᵀ is then the root).
+  /// for an inverse root; out_i · q_iᵀ is then the root). `exponent` must be −1/2^k, k ≤ 8
+  /// (canzona::Error otherwise): the root is k correctly rounded square roots and a division,
+  /// which both backends evaluate to the same bits (powf is not correctly rounded). A NaN
+  /// eigenvalue gives a NaN column (max keeps NaN). out may alias q.
   virtual void scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
                                  std::int64_t count, float eps, float exponent) = 0;
   /// Reverses the column order of `count` n×n matrices in place (ascending → descending
   /// eigenvalue order).
   virtual void reverse_columns(float* a, std::int64_t n, std::int64_t count) = 0;
-  /// perm ← indices that sort `values` (n entries) in DESCENDING order, ties by lower index.
+  /// perm ← indices that sort `values` (n entries) in DESCENDING order, ties by lower index
+  /// (−0 ties with +0), every NaN last (in index order).
   virtual void argsort_descending(const float* values, std::int64_t n, int* perm) = 0;
   /// out[r, j] = a[r, perm[j]] for a rows×cols matrix (out must not alias a).
   virtual void permute_columns(const float* a, std::int64_t rows, std::int64_t cols,

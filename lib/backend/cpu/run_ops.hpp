@@ -1,0 +1,27 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The cpu backend's loops over the shared functors of ops/elementwise_ops.hpp: the host side of
+// the one generic launch (cuda/launch.cuh is the device side).
+#pragma once
+
+#include <cstdint>
+
+namespace canzona::backend::cpu {
+
+/// op(i) for i < n, in index order.
+template <typename Op>
+void for_each(std::int64_t n, const Op& op) {
+  for (std::int64_t i = 0; i < n; ++i) op(i);
+}
+
+/// For each row < rows: value = op.row_value(row), then op(value, row, col) for col < cols.
+template <typename Op>
+void for_each_row(std::int64_t rows, std::int64_t cols, const Op& op) {
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const auto value = op.row_value(row);
+    for (std::int64_t col = 0; col < cols; ++col) op(value, row, col);
+  }
+}
+
+}  // namespace canzona::backend::cpu
