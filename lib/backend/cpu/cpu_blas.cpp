@@ -46,7 +46,7 @@ void widen(const std::uint16_t* src, std::int64_t ld, Shape shape, float* dst) {
 
 }  // namespace
 
-void CpuBackend::gemm(const GemmArgs& args) {
+void CpuBackend::do_gemm(const GemmArgs& args) {
   const int m = to_int(args.m, "gemm m");
   const int n = to_int(args.n, "gemm n");
   const int k = to_int(args.k, "gemm k");

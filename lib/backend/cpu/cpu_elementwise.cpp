@@ -72,8 +72,8 @@ float sum_squares_item(const T* x, std::int64_t n) {
 
 }  // namespace
 
-void CpuBackend::sum_squares(const void* x, ElementType type, std::int64_t n, std::int64_t count,
-                             float* out) {
+void CpuBackend::do_sum_squares(const void* x, ElementType type, std::int64_t n, std::int64_t count,
+                                float* out) {
   check_count(n, "sum_squares n");
   check_count(count, "sum_squares count");
   dispatch(x, type, [&](const auto* items) {
@@ -81,7 +81,7 @@ void CpuBackend::sum_squares(const void* x, ElementType type, std::int64_t n, st
   });
 }
 
-void CpuBackend::count_nonfinite(const float* x, std::int64_t n, int* counter) {
+void CpuBackend::do_count_nonfinite(const float* x, std::int64_t n, int* counter) {
   check_count(n, "count_nonfinite n");
   const ops::NonfiniteFlag flag{x};
   int bad = 0;
@@ -89,8 +89,8 @@ void CpuBackend::count_nonfinite(const float* x, std::int64_t n, int* counter) {
   *counter += bad;
 }
 
-void CpuBackend::muon_momentum(float* buf, const float* g, void* out, ElementType out_type,
-                               std::int64_t n, float mu, bool nesterov) {
+void CpuBackend::do_muon_momentum(float* buf, const float* g, void* out, ElementType out_type,
+                                  std::int64_t n, float mu, bool nesterov) {
   check_count(n, "muon_momentum n");
   dispatch(out, out_type, [&](auto* o) {
     for_each(n, ops::MuonMomentum<std::remove_pointer_t<decltype(o)>>{buf, g, o, mu, 1.0f - mu,
@@ -98,8 +98,8 @@ void CpuBackend::muon_momentum(float* buf, const float* g, void* out, ElementTyp
   });
 }
 
-void CpuBackend::normalize(void* x, ElementType type, std::int64_t n, std::int64_t count,
-                           const float* sumsq, float eps) {
+void CpuBackend::do_normalize(void* x, ElementType type, std::int64_t n, std::int64_t count,
+                              const float* sumsq, float eps) {
   check_count(n, "normalize n");
   check_count(count, "normalize count");
   dispatch(x, type, [&](auto* items) {
@@ -108,14 +108,14 @@ void CpuBackend::normalize(void* x, ElementType type, std::int64_t n, std::int64
   });
 }
 
-void CpuBackend::normalize_rms(float* x, std::int64_t n, const float* sumsq, float eps) {
+void CpuBackend::do_normalize_rms(float* x, std::int64_t n, const float* sumsq, float eps) {
   check_count(n, "normalize_rms n");
   if (n == 0) return;
   for_each_row(1, n, ops::NormalizeRms{x, n, sumsq, eps});
 }
 
-void CpuBackend::axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
-                       float beta) {
+void CpuBackend::do_axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
+                          float beta) {
   check_count(n, "axpby n");
   dispatch(y, type, [&](auto* yp) {
     // Same type as y; x may be y itself, which an element-by-element loop handles.
@@ -124,31 +124,31 @@ void CpuBackend::axpby(void* y, const void* x, ElementType type, std::int64_t n,
   });
 }
 
-void CpuBackend::ema(float* m, const float* g, std::int64_t n, float beta) {
+void CpuBackend::do_ema(float* m, const float* g, std::int64_t n, float beta) {
   check_count(n, "ema n");
   for_each(n, ops::Ema{m, g, beta, 1.0f - beta});
 }
 
-void CpuBackend::ema_square(float* v, const float* g, std::int64_t n, float beta) {
+void CpuBackend::do_ema_square(float* v, const float* g, std::int64_t n, float beta) {
   check_count(n, "ema_square n");
   for_each(n, ops::EmaSquare{v, g, beta, 1.0f - beta});
 }
 
-void CpuBackend::adam_direction(const float* m, const float* v, float* out, std::int64_t n,
-                                float bias1, float bias2, float eps) {
+void CpuBackend::do_adam_direction(const float* m, const float* v, float* out, std::int64_t n,
+                                   float bias1, float bias2, float eps) {
   check_count(n, "adam_direction n");
   for_each(n, ops::AdamDirection{m, v, out, bias1, bias2, eps});
 }
 
-void CpuBackend::divide_sqrt_eps(const float* x, const float* v, float* out, std::int64_t n,
-                                 float eps) {
+void CpuBackend::do_divide_sqrt_eps(const float* x, const float* v, float* out, std::int64_t n,
+                                    float eps) {
   check_count(n, "divide_sqrt_eps n");
   for_each(n, ops::DivideSqrtEps{x, v, out, eps});
 }
 
-void CpuBackend::apply_update(float* p, const void* u, ElementType u_type, std::int64_t n,
-                              std::int64_t count, float lr, float wd, float scale, DecayOrder order,
-                              const float* ratio_num, const float* ratio_den) {
+void CpuBackend::do_apply_update(float* p, const void* u, ElementType u_type, std::int64_t n,
+                                 std::int64_t count, float lr, float wd, float scale,
+                                 DecayOrder order, const float* ratio_num, const float* ratio_den) {
   check_count(n, "apply_update n");
   check_count(count, "apply_update count");
   CANZONA_CHECK((ratio_num == nullptr) == (ratio_den == nullptr),
@@ -163,9 +163,9 @@ void CpuBackend::apply_update(float* p, const void* u, ElementType u_type, std::
   });
 }
 
-void CpuBackend::adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n, float lr,
-                            float beta1, float beta2, float eps, float wd, float bias1,
-                            float bias2) {
+void CpuBackend::do_adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n,
+                               float lr, float beta1, float beta2, float eps, float wd, float bias1,
+                               float bias2) {
   check_count(n, "adamw_step n");
   for_each(n, ops::AdamwStep{p, g, m, v, lr, beta1, 1.0f - beta1, beta2, 1.0f - beta2, eps,
                              1.0f - lr * wd, bias1, bias2});

@@ -288,6 +288,19 @@ struct PermuteRows {
   }
 };
 
+/// Row r, col j of a row-major Q with n columns: q[r, j] ← −q[r, j] where diag[j] < 0. With
+/// diag = diag(R) of a Householder QR this makes the factorisation the unique one with
+/// diag(R) ≥ 0 (Q·S and S·R, S = diag(±1), have the same product). A NaN diagonal flips nothing.
+struct FlipColumnsBySign {
+  float* q;
+  std::int64_t n;
+  const float* diag;
+  CANZONA_HD NoRowValue row_value(std::int64_t /*row*/) const { return {}; }
+  CANZONA_HD void operator()(NoRowValue, std::int64_t r, std::int64_t j) const {
+    if (diag[j] < 0.0f) q[r * n + j] = -q[r * n + j];
+  }
+};
+
 /// keys[i] = descending_sort_key(values[i]), index[i] = i: the input of argsort_descending's
 /// ascending stable sort (ties and NaNs keep index order, NaNs last).
 struct DescendingSortKeys {

@@ -53,6 +53,7 @@ class Carver {
 struct SolverBytes {
   std::size_t eigh = 0;            ///< max over preconditioned sides of eigh_workspace_bytes
   std::size_t orthonormalize = 0;  ///< max over sides of orthonormalize_workspace_bytes(d, d)
+  std::size_t argsort = 0;         ///< max over sides of argsort_workspace_bytes(d)
 };
 
 inline ElementType ns_type(const MuonOptions& o) {

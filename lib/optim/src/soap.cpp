@@ -62,6 +62,7 @@ class Soap final : public MatrixOptimizer {
       if (d > o.max_precond_dim) continue;
       s.eigh = std::max(s.eigh, backend_.eigh_workspace_bytes(d, batch));
       s.orthonormalize = std::max(s.orthonormalize, backend_.orthonormalize_workspace_bytes(d, d));
+      s.argsort = std::max(s.argsort, backend_.argsort_workspace_bytes(d));
     }
     return s;
   }
@@ -223,7 +224,7 @@ class Soap final : public MatrixOptimizer {
       const float* pi = ws.tmpd + i * d * d;
       int* perm = ws.perm + i * d;
       be.column_dots(qi, pi, d, ws.lam + i * d);
-      be.argsort_descending(ws.lam + i * d, d, perm);
+      be.argsort_descending(ws.lam + i * d, d, perm, ws.solver);
       float* v = st.at(kV);
       if (side == 0) {
         be.permute_rows(v, shape.rows, shape.cols, perm, ws.vperm);
@@ -266,7 +267,9 @@ SoapWorkspace carve_soap(Carver& carver, const SoapOptions& o, Shape shape, std:
   ws.lam = carver.floats(batch * dmax);
   ws.perm = static_cast<int*>(carver.take(static_cast<std::size_t>(batch * dmax) * sizeof(int)));
   if (left || right) ws.vperm = carver.floats(n);
-  ws.solver = carver.take(std::max(solver.eigh, solver.orthonormalize));
+  // eigh (first call), argsort and orthonormalize (refresh) run one after another on the
+  // backend's stream, so they share one region.
+  ws.solver = carver.take(std::max({solver.eigh, solver.orthonormalize, solver.argsort}));
   return ws;
 }
 

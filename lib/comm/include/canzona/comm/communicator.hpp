@@ -59,6 +59,8 @@ class Communicator {
   virtual MemorySpace memory_space() const noexcept = 0;
   /// Backend name: "mpi" or "nccl".
   virtual std::string_view backend() const noexcept = 0;
+  /// The CUDA device whose memory the buffers live in; -1 for host memory (MPI).
+  virtual int device() const noexcept { return -1; }
 
   /// Collective over this group: ranks passing the same `color` form a new group named `name`,
   /// ordered by (`key`, old rank). A negative color joins no group and returns nullptr.

@@ -12,6 +12,10 @@ namespace canzona {
 /// Never throws: a machine with the toolkit but no driver is a normal CPU machine.
 int cuda_device_count() noexcept;
 
+/// The calling thread's current CUDA device (0 until the process chooses one; see
+/// cuda::use_device), or -1 in a build without CUDA or on a machine without a GPU.
+int cuda_current_device() noexcept;
+
 /// Name of CUDA device `index` ("NVIDIA H100 80GB HBM3"), or "" when there is none.
 std::string cuda_device_name(int index);
 

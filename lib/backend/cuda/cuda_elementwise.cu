@@ -1,0 +1,191 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// CudaBackend's element-wise operations and small-matrix helpers: the shared functors of
+// ops/elementwise_ops.hpp (the very code the cpu backend runs) through the one generic launch.
+#include "cuda_backend.hpp"
+#include "launch.cuh"
+
+#include <canzona/core/error.hpp>
+#include <canzona/cuda/device_guard.hpp>
+#include "elementwise_ops.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace canzona::backend {
+namespace {
+
+namespace launch = cuda_launch;
+
+/// Calls fn(ptr) with `data` cast to the element pointer type `type` names.
+template <typename Ptr, typename Fn>
+void dispatch(Ptr data, ElementType type, Fn&& fn) {
+  using Byte = std::conditional_t<std::is_const_v<std::remove_pointer_t<Ptr>>, const void, void>;
+  using F32 = std::conditional_t<std::is_const_v<Byte>, const float, float>;
+  using B16 = std::conditional_t<std::is_const_v<Byte>, const ops::bf16_bits, ops::bf16_bits>;
+  switch (type) {
+    case ElementType::kFloat32:
+      fn(static_cast<F32*>(static_cast<Byte*>(data)));
+      return;
+    case ElementType::kBFloat16:
+      fn(static_cast<B16*>(static_cast<Byte*>(data)));
+      return;
+  }
+  throw Error(fmt::format("cuda backend: unknown ElementType {}", static_cast<int>(type)));
+}
+
+template <typename T>
+using element_t = std::remove_cv_t<std::remove_pointer_t<T>>;
+
+}  // namespace
+
+void CudaBackend::do_convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
+                             std::int64_t n) {
+  if (n <= 0) return;
+  if (dst_type == src_type) {
+    do_copy(dst, src, static_cast<std::size_t>(n) * element_size(dst_type));
+    return;
+  }
+  const cuda::DeviceGuard guard(device_);
+  if (src_type == ElementType::kFloat32) {
+    launch::for_each(n,
+                     ops::Convert<ops::bf16_bits, float>{static_cast<ops::bf16_bits*>(dst),
+                                                         static_cast<const float*>(src)},
+                     stream());
+  } else {
+    launch::for_each(n,
+                     ops::Convert<float, ops::bf16_bits>{static_cast<float*>(dst),
+                                                         static_cast<const ops::bf16_bits*>(src)},
+                     stream());
+  }
+}
+
+void CudaBackend::do_muon_momentum(float* buf, const float* g, void* out, ElementType out_type,
+                                   std::int64_t n, float mu, bool nesterov) {
+  const cuda::DeviceGuard guard(device_);
+  dispatch(out, out_type, [&](auto* o) {
+    launch::for_each(
+        n, ops::MuonMomentum<element_t<decltype(o)>>{buf, g, o, mu, 1.0f - mu, nesterov}, stream());
+  });
+}
+
+void CudaBackend::do_normalize(void* x, ElementType type, std::int64_t n, std::int64_t count,
+                               const float* sumsq, float eps) {
+  const cuda::DeviceGuard guard(device_);
+  dispatch(x, type, [&](auto* items) {
+    launch::for_each_row(count, n, ops::Normalize<element_t<decltype(items)>>{items, n, sumsq, eps},
+                         stream());
+  });
+}
+
+void CudaBackend::do_normalize_rms(float* x, std::int64_t n, const float* sumsq, float eps) {
+  const cuda::DeviceGuard guard(device_);
+  launch::for_each_row(1, n, ops::NormalizeRms{x, n, sumsq, eps}, stream());
+}
+
+void CudaBackend::do_axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
+                           float beta) {
+  const cuda::DeviceGuard guard(device_);
+  dispatch(y, type, [&](auto* yp) {
+    using T = element_t<decltype(yp)>;
+    launch::for_each(n, ops::Axpby<T>{yp, static_cast<const T*>(x), alpha, beta}, stream());
+  });
+}
+
+void CudaBackend::do_ema(float* m, const float* g, std::int64_t n, float beta) {
+  const cuda::DeviceGuard guard(device_);
+  launch::for_each(n, ops::Ema{m, g, beta, 1.0f - beta}, stream());
+}
+
+void CudaBackend::do_ema_square(float* v, const float* g, std::int64_t n, float beta) {
+  const cuda::DeviceGuard guard(device_);
+  launch::for_each(n, ops::EmaSquare{v, g, beta, 1.0f - beta}, stream());
+}
+
+void CudaBackend::do_adam_direction(const float* m, const float* v, float* out, std::int64_t n,
+                                    float bias1, float bias2, float eps) {
+  const cuda::DeviceGuard guard(device_);
+  launch::for_each(n, ops::AdamDirection{m, v, out, bias1, bias2, eps}, stream());
+}
+
+void CudaBackend::do_divide_sqrt_eps(const float* x, const float* v, float* out, std::int64_t n,
+                                     float eps) {
+  const cuda::DeviceGuard guard(device_);
+  launch::for_each(n, ops::DivideSqrtEps{x, v, out, eps}, stream());
+}
+
+void CudaBackend::do_apply_update(float* p, const void* u, ElementType u_type, std::int64_t n,
+                                  std::int64_t count, float lr, float wd, float scale,
+                                  DecayOrder order, const float* ratio_num,
+                                  const float* ratio_den) {
+  CANZONA_CHECK((ratio_num == nullptr) == (ratio_den == nullptr),
+                "apply_update: ratio_num and ratio_den are given together or not at all");
+  // Host-side scalars exactly as the cpu backend computes them.
+  const float decay = 1.0f - lr * wd;
+  const bool decay_first = order == DecayOrder::kBeforeUpdate;
+  const cuda::DeviceGuard guard(device_);
+  dispatch(u, u_type, [&](const auto* updates) {
+    using U = element_t<decltype(updates)>;
+    launch::for_each_row(
+        count, n,
+        ops::ApplyUpdate<U>{p, updates, n, lr, scale, decay, decay_first, ratio_num, ratio_den},
+        stream());
+  });
+}
+
+void CudaBackend::do_adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n,
+                                float lr, float beta1, float beta2, float eps, float wd,
+                                float bias1, float bias2) {
+  const cuda::DeviceGuard guard(device_);
+  launch::for_each(n,
+                   ops::AdamwStep{p, g, m, v, lr, beta1, 1.0f - beta1, beta2, 1.0f - beta2, eps,
+                                  1.0f - lr * wd, bias1, bias2},
+                   stream());
+}
+
+// ---- small-matrix helpers -------------------------------------------------------------------
+
+void CudaBackend::do_add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) {
+  const cuda::DeviceGuard guard(device_);
+  launch::for_each_row(count, n, ops::AddDiagonal{a, n, value}, stream());
+}
+
+void CudaBackend::do_scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
+                                       std::int64_t count, float eps, float exponent) {
+  const int k = ops::inverse_root_order(exponent);
+  if (k < 0) {
+    throw Error(fmt::format(
+        "cuda backend: scale_columns_pow exponent {} is not -1/2^k (k <= 8), the inverse roots "
+        "the backends evaluate",
+        exponent));
+  }
+  const cuda::DeviceGuard guard(device_);
+  launch::for_each_row(count * n, n, ops::ScaleColumnsInverseRoot{q, w, out, n, eps, k}, stream());
+}
+
+void CudaBackend::do_reverse_columns(float* a, std::int64_t n, std::int64_t count) {
+  const cuda::DeviceGuard guard(device_);
+  launch::for_each_row(count * n, n / 2, ops::ReverseColumns{a, n}, stream());
+}
+
+void CudaBackend::do_permute_columns(const float* a, std::int64_t rows, std::int64_t cols,
+                                     const int* perm, float* out) {
+  const cuda::DeviceGuard guard(device_);
+  launch::for_each_row(rows, cols, ops::PermuteColumns{a, cols, perm, out}, stream());
+}
+
+void CudaBackend::do_permute_rows(const float* a, std::int64_t rows, std::int64_t cols,
+                                  const int* perm, float* out) {
+  const cuda::DeviceGuard guard(device_);
+  launch::for_each_row(rows, cols, ops::PermuteRows{a, cols, perm, out}, stream());
+}
+
+void CudaBackend::flip_columns_by_sign(float* q, std::int64_t m, std::int64_t n,
+                                       const float* diag) {
+  launch::for_each_row(m, n, ops::FlipColumnsBySign{q, n, diag}, stream());
+}
+
+}  // namespace canzona::backend
