@@ -63,9 +63,10 @@ void CpuBackend::do_fill_zero(void* dst, std::size_t bytes) {
   if (bytes != 0) std::memset(dst, 0, bytes);
 }
 
-void CpuBackend::do_copy(void* dst, const void* src, std::size_t bytes) {
+void CpuBackend::do_copy(Items<void> dst, Items<const void> src, std::size_t bytes) {
   // memmove: costs nothing extra and makes an overlapping copy well defined.
-  if (bytes != 0) std::memmove(dst, src, bytes);
+  if (bytes == 0) return;
+  for (std::int64_t i = 0; i < dst.count(); ++i) std::memmove(dst[i], src[i], bytes);
 }
 
 void CpuBackend::do_copy_2d(void* dst, std::size_t dst_pitch, const void* src,

@@ -81,20 +81,26 @@ void CpuBackend::do_sum_squares(const void* x, ElementType type, std::int64_t n,
   });
 }
 
-void CpuBackend::do_count_nonfinite(const float* x, std::int64_t n, int* counter) {
+void CpuBackend::do_count_nonfinite(Items<const float> x, std::int64_t n, int* counter) {
   check_count(n, "count_nonfinite n");
-  const ops::NonfiniteFlag flag{x};
   int bad = 0;
-  for (std::int64_t i = 0; i < n; ++i) bad += flag(i);
+  for (std::int64_t item = 0; item < x.count(); ++item) {
+    const ops::NonfiniteFlag flag{x[item]};
+    for (std::int64_t i = 0; i < n; ++i) bad += flag(i);
+  }
   *counter += bad;
 }
 
-void CpuBackend::do_muon_momentum(float* buf, const float* g, void* out, ElementType out_type,
-                                  std::int64_t n, float mu, bool nesterov) {
+void CpuBackend::do_muon_momentum(Items<float> buf, Items<const float> g, Items<void> out,
+                                  ElementType out_type, std::int64_t n, float mu, bool nesterov) {
   check_count(n, "muon_momentum n");
-  dispatch(out, out_type, [&](auto* o) {
-    for_each(n, ops::MuonMomentum<std::remove_pointer_t<decltype(o)>>{buf, g, o, mu, 1.0f - mu,
-                                                                      nesterov});
+  if (buf.count() == 0) return;
+  dispatch(out[0], out_type, [&](auto* typed) {
+    using Out = std::remove_pointer_t<decltype(typed)>;
+    for_each_item(buf.count(), n, [&](std::int64_t i) {
+      return ops::MuonMomentum<Out>{buf[i], g[i],      static_cast<Out*>(out[i]),
+                                    mu,     1.0f - mu, nesterov};
+    });
   });
 }
 
@@ -108,10 +114,12 @@ void CpuBackend::do_normalize(void* x, ElementType type, std::int64_t n, std::in
   });
 }
 
-void CpuBackend::do_normalize_rms(float* x, std::int64_t n, const float* sumsq, float eps) {
+void CpuBackend::do_normalize_rms(Items<float> x, std::int64_t n, const float* sumsq, float eps) {
   check_count(n, "normalize_rms n");
   if (n == 0) return;
-  for_each_row(1, n, ops::NormalizeRms{x, n, sumsq, eps});
+  for_each_item_row(x.count(), n, [&](std::int64_t i) {
+    return ops::NormalizeRms{x[i], n, sumsq + i, eps};
+  });
 }
 
 void CpuBackend::do_axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
@@ -124,51 +132,69 @@ void CpuBackend::do_axpby(void* y, const void* x, ElementType type, std::int64_t
   });
 }
 
-void CpuBackend::do_ema(float* m, const float* g, std::int64_t n, float beta) {
+void CpuBackend::do_ema(Items<float> m, Items<const float> g, std::int64_t n, float beta) {
   check_count(n, "ema n");
-  for_each(n, ops::Ema{m, g, beta, 1.0f - beta});
+  for_each_item(m.count(), n, [&](std::int64_t i) {
+    return ops::Ema{m[i], g[i], beta, 1.0f - beta};
+  });
 }
 
-void CpuBackend::do_ema_square(float* v, const float* g, std::int64_t n, float beta) {
+void CpuBackend::do_ema_square(Items<float> v, Items<const float> g, std::int64_t n, float beta) {
   check_count(n, "ema_square n");
-  for_each(n, ops::EmaSquare{v, g, beta, 1.0f - beta});
+  for_each_item(v.count(), n, [&](std::int64_t i) {
+    return ops::EmaSquare{v[i], g[i], beta, 1.0f - beta};
+  });
 }
 
-void CpuBackend::do_adam_direction(const float* m, const float* v, float* out, std::int64_t n,
-                                   float bias1, float bias2, float eps) {
+void CpuBackend::do_adam_direction(Items<const float> m, Items<const float> v, Items<float> out,
+                                   std::int64_t n, float bias1, float bias2, float eps) {
   check_count(n, "adam_direction n");
-  for_each(n, ops::AdamDirection{m, v, out, bias1, bias2, eps});
+  for_each_item(m.count(), n, [&](std::int64_t i) {
+    return ops::AdamDirection{m[i], v[i], out[i], bias1, bias2, eps};
+  });
 }
 
-void CpuBackend::do_divide_sqrt_eps(const float* x, const float* v, float* out, std::int64_t n,
-                                    float eps) {
+void CpuBackend::do_divide_sqrt_eps(Items<const float> x, Items<const float> v, Items<float> out,
+                                    std::int64_t n, float eps) {
   check_count(n, "divide_sqrt_eps n");
-  for_each(n, ops::DivideSqrtEps{x, v, out, eps});
+  for_each_item(x.count(), n, [&](std::int64_t i) {
+    return ops::DivideSqrtEps{x[i], v[i], out[i], eps};
+  });
 }
 
-void CpuBackend::do_apply_update(float* p, const void* u, ElementType u_type, std::int64_t n,
-                                 std::int64_t count, float lr, float wd, float scale,
-                                 DecayOrder order, const float* ratio_num, const float* ratio_den) {
+void CpuBackend::do_apply_update(Items<float> p, Items<const void> u, ElementType u_type,
+                                 std::int64_t n, float lr, float wd, float scale, DecayOrder order,
+                                 const float* ratio_num, const float* ratio_den) {
   check_count(n, "apply_update n");
-  check_count(count, "apply_update count");
   CANZONA_CHECK((ratio_num == nullptr) == (ratio_den == nullptr),
                 "apply_update: ratio_num and ratio_den are given together or not at all");
   const float decay = 1.0f - lr * wd;
   const bool decay_first = order == DecayOrder::kBeforeUpdate;
-  dispatch(u, u_type, [&](const auto* updates) {
-    using U = std::remove_cv_t<std::remove_pointer_t<decltype(updates)>>;
-    for_each_row(
-        count, n,
-        ops::ApplyUpdate<U>{p, updates, n, lr, scale, decay, decay_first, ratio_num, ratio_den});
+  if (p.count() == 0) return;
+  dispatch(u[0], u_type, [&](const auto* typed) {
+    using U = std::remove_cv_t<std::remove_pointer_t<decltype(typed)>>;
+    for_each_item_row(p.count(), n, [&](std::int64_t i) {
+      return ops::ApplyUpdate<U>{p[i],
+                                 static_cast<const U*>(u[i]),
+                                 n,
+                                 lr,
+                                 scale,
+                                 decay,
+                                 decay_first,
+                                 ratio_num == nullptr ? nullptr : ratio_num + i,
+                                 ratio_den == nullptr ? nullptr : ratio_den + i};
+    });
   });
 }
 
-void CpuBackend::do_adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n,
-                               float lr, float beta1, float beta2, float eps, float wd, float bias1,
-                               float bias2) {
+void CpuBackend::do_adamw_step(Items<float> p, Items<const float> g, Items<float> m, Items<float> v,
+                               std::int64_t n, float lr, float beta1, float beta2, float eps,
+                               float wd, float bias1, float bias2) {
   check_count(n, "adamw_step n");
-  for_each(n, ops::AdamwStep{p, g, m, v, lr, beta1, 1.0f - beta1, beta2, 1.0f - beta2, eps,
-                             1.0f - lr * wd, bias1, bias2});
+  for_each_item(p.count(), n, [&](std::int64_t i) {
+    return ops::AdamwStep{p[i],  g[i],         m[i], v[i],           lr,    beta1, 1.0f - beta1,
+                          beta2, 1.0f - beta2, eps,  1.0f - lr * wd, bias1, bias2};
+  });
 }
 
 }  // namespace canzona::backend::cpu

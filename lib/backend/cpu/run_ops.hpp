@@ -24,4 +24,18 @@ void for_each_row(std::int64_t rows, std::int64_t cols, const Op& op) {
   }
 }
 
+/// For each of `count` items, in order: for_each(n, make(item)), `make` giving the item's flat
+/// functor (the batched form of an element-wise operation).
+template <typename Make>
+void for_each_item(std::int64_t count, std::int64_t n, const Make& make) {
+  for (std::int64_t item = 0; item < count; ++item) for_each(n, make(item));
+}
+
+/// For each of `count` items: for_each_row(1, n, make(item)), `make` giving the item's rows
+/// functor (per-item scalars at row 0).
+template <typename Make>
+void for_each_item_row(std::int64_t count, std::int64_t n, const Make& make) {
+  for (std::int64_t item = 0; item < count; ++item) for_each_row(1, n, make(item));
+}
+
 }  // namespace canzona::backend::cpu

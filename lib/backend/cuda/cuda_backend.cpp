@@ -132,12 +132,17 @@ void CudaBackend::do_fill_zero(void* dst, std::size_t bytes) {
   CANZONA_CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, res_->stream));
 }
 
-void CudaBackend::do_copy(void* dst, const void* src, std::size_t bytes) {
-  if (bytes == 0) {
+void CudaBackend::do_copy(Items<void> dst, Items<const void> src, std::size_t bytes) {
+  if (bytes == 0 || dst.count() == 0) {
     return;
   }
   const cuda::DeviceGuard guard(device_);
-  CANZONA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, res_->stream));
+  if (dst.count() == 1) {
+    CANZONA_CUDA_CHECK(
+        cudaMemcpyAsync(dst[0], src[0], bytes, cudaMemcpyDeviceToDevice, res_->stream));
+    return;
+  }
+  copy_items(dst, src, bytes);
 }
 
 void CudaBackend::do_copy_2d(void* dst, std::size_t dst_pitch, const void* src,

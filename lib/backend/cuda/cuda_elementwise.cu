@@ -63,12 +63,19 @@ void CudaBackend::do_convert(void* dst, ElementType dst_type, const void* src, E
   }
 }
 
-void CudaBackend::do_muon_momentum(float* buf, const float* g, void* out, ElementType out_type,
-                                   std::int64_t n, float mu, bool nesterov) {
+void CudaBackend::do_muon_momentum(Items<float> buf, Items<const float> g, Items<void> out,
+                                   ElementType out_type, std::int64_t n, float mu, bool nesterov) {
+  if (buf.count() == 0 || n <= 0) return;
   const cuda::DeviceGuard guard(device_);
-  dispatch(out, out_type, [&](auto* o) {
-    launch::for_each(
-        n, ops::MuonMomentum<element_t<decltype(o)>>{buf, g, o, mu, 1.0f - mu, nesterov}, stream());
+  dispatch(out[0], out_type, [&](auto* typed) {
+    using Out = element_t<decltype(typed)>;
+    launch::for_each_item(
+        buf.count(), n,
+        [&](std::int64_t i) {
+          return ops::MuonMomentum<Out>{buf[i], g[i],      static_cast<Out*>(out[i]),
+                                        mu,     1.0f - mu, nesterov};
+        },
+        stream());
   });
 }
 
@@ -81,9 +88,14 @@ void CudaBackend::do_normalize(void* x, ElementType type, std::int64_t n, std::i
   });
 }
 
-void CudaBackend::do_normalize_rms(float* x, std::int64_t n, const float* sumsq, float eps) {
+void CudaBackend::do_normalize_rms(Items<float> x, std::int64_t n, const float* sumsq, float eps) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each_row(1, n, ops::NormalizeRms{x, n, sumsq, eps}, stream());
+  launch::for_each_item_row(
+      x.count(), n,
+      [&](std::int64_t i) {
+        return ops::NormalizeRms{x[i], n, sumsq + i, eps};
+      },
+      stream());
 }
 
 void CudaBackend::do_axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
@@ -95,55 +107,86 @@ void CudaBackend::do_axpby(void* y, const void* x, ElementType type, std::int64_
   });
 }
 
-void CudaBackend::do_ema(float* m, const float* g, std::int64_t n, float beta) {
+void CudaBackend::do_ema(Items<float> m, Items<const float> g, std::int64_t n, float beta) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each(n, ops::Ema{m, g, beta, 1.0f - beta}, stream());
+  launch::for_each_item(
+      m.count(), n,
+      [&](std::int64_t i) {
+        return ops::Ema{m[i], g[i], beta, 1.0f - beta};
+      },
+      stream());
 }
 
-void CudaBackend::do_ema_square(float* v, const float* g, std::int64_t n, float beta) {
+void CudaBackend::do_ema_square(Items<float> v, Items<const float> g, std::int64_t n, float beta) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each(n, ops::EmaSquare{v, g, beta, 1.0f - beta}, stream());
+  launch::for_each_item(
+      v.count(), n,
+      [&](std::int64_t i) {
+        return ops::EmaSquare{v[i], g[i], beta, 1.0f - beta};
+      },
+      stream());
 }
 
-void CudaBackend::do_adam_direction(const float* m, const float* v, float* out, std::int64_t n,
-                                    float bias1, float bias2, float eps) {
+void CudaBackend::do_adam_direction(Items<const float> m, Items<const float> v, Items<float> out,
+                                    std::int64_t n, float bias1, float bias2, float eps) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each(n, ops::AdamDirection{m, v, out, bias1, bias2, eps}, stream());
+  launch::for_each_item(
+      m.count(), n,
+      [&](std::int64_t i) { return ops::AdamDirection{m[i], v[i], out[i], bias1, bias2, eps}; },
+      stream());
 }
 
-void CudaBackend::do_divide_sqrt_eps(const float* x, const float* v, float* out, std::int64_t n,
-                                     float eps) {
+void CudaBackend::do_divide_sqrt_eps(Items<const float> x, Items<const float> v, Items<float> out,
+                                     std::int64_t n, float eps) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each(n, ops::DivideSqrtEps{x, v, out, eps}, stream());
+  launch::for_each_item(
+      x.count(), n,
+      [&](std::int64_t i) {
+        return ops::DivideSqrtEps{x[i], v[i], out[i], eps};
+      },
+      stream());
 }
 
-void CudaBackend::do_apply_update(float* p, const void* u, ElementType u_type, std::int64_t n,
-                                  std::int64_t count, float lr, float wd, float scale,
-                                  DecayOrder order, const float* ratio_num,
-                                  const float* ratio_den) {
+void CudaBackend::do_apply_update(Items<float> p, Items<const void> u, ElementType u_type,
+                                  std::int64_t n, float lr, float wd, float scale, DecayOrder order,
+                                  const float* ratio_num, const float* ratio_den) {
   CANZONA_CHECK((ratio_num == nullptr) == (ratio_den == nullptr),
                 "apply_update: ratio_num and ratio_den are given together or not at all");
+  if (p.count() == 0 || n <= 0) return;
   // Host-side scalars exactly as the cpu backend computes them.
   const float decay = 1.0f - lr * wd;
   const bool decay_first = order == DecayOrder::kBeforeUpdate;
   const cuda::DeviceGuard guard(device_);
-  dispatch(u, u_type, [&](const auto* updates) {
-    using U = element_t<decltype(updates)>;
-    launch::for_each_row(
-        count, n,
-        ops::ApplyUpdate<U>{p, updates, n, lr, scale, decay, decay_first, ratio_num, ratio_den},
+  dispatch(u[0], u_type, [&](const auto* typed) {
+    using U = element_t<decltype(typed)>;
+    launch::for_each_item_row(
+        p.count(), n,
+        [&](std::int64_t i) {
+          return ops::ApplyUpdate<U>{p[i],
+                                     static_cast<const U*>(u[i]),
+                                     n,
+                                     lr,
+                                     scale,
+                                     decay,
+                                     decay_first,
+                                     ratio_num == nullptr ? nullptr : ratio_num + i,
+                                     ratio_den == nullptr ? nullptr : ratio_den + i};
+        },
         stream());
   });
 }
 
-void CudaBackend::do_adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n,
-                                float lr, float beta1, float beta2, float eps, float wd,
-                                float bias1, float bias2) {
+void CudaBackend::do_adamw_step(Items<float> p, Items<const float> g, Items<float> m,
+                                Items<float> v, std::int64_t n, float lr, float beta1, float beta2,
+                                float eps, float wd, float bias1, float bias2) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each(n,
-                   ops::AdamwStep{p, g, m, v, lr, beta1, 1.0f - beta1, beta2, 1.0f - beta2, eps,
-                                  1.0f - lr * wd, bias1, bias2},
-                   stream());
+  launch::for_each_item(
+      p.count(), n,
+      [&](std::int64_t i) {
+        return ops::AdamwStep{p[i],  g[i],         m[i], v[i],           lr,    beta1, 1.0f - beta1,
+                              beta2, 1.0f - beta2, eps,  1.0f - lr * wd, bias1, bias2};
+      },
+      stream());
 }
 
 // ---- small-matrix helpers -------------------------------------------------------------------
@@ -181,6 +224,32 @@ void CudaBackend::do_permute_rows(const float* a, std::int64_t rows, std::int64_
                                   const int* perm, float* out) {
   const cuda::DeviceGuard guard(device_);
   launch::for_each_row(rows, cols, ops::PermuteRows{a, cols, perm, out}, stream());
+}
+
+void CudaBackend::copy_items(Items<void> dst, Items<const void> src, std::size_t bytes) {
+  bool words = bytes % 4 == 0;
+  for (std::int64_t i = 0; i < dst.count() && words; ++i) {
+    words = reinterpret_cast<std::uintptr_t>(dst[i]) % 4 == 0 &&
+            reinterpret_cast<std::uintptr_t>(src[i]) % 4 == 0;
+  }
+  const auto n = static_cast<std::int64_t>(words ? bytes / 4 : bytes);
+  if (words) {
+    launch::for_each_item(
+        dst.count(), n,
+        [&](std::int64_t i) {
+          return ops::CopyWords{static_cast<std::uint32_t*>(dst[i]),
+                                static_cast<const std::uint32_t*>(src[i])};
+        },
+        stream());
+  } else {
+    launch::for_each_item(
+        dst.count(), n,
+        [&](std::int64_t i) {
+          return ops::CopyBytes{static_cast<unsigned char*>(dst[i]),
+                                static_cast<const unsigned char*>(src[i])};
+        },
+        stream());
+  }
 }
 
 void CudaBackend::flip_columns_by_sign(float* q, std::int64_t m, std::int64_t n,

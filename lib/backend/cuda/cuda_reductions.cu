@@ -1,12 +1,13 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// CudaBackend's reductions and sorting on library primitives: CUB segmented reductions for
-// sum_squares, a CUB reduction for the non-finite and solver-failure counters, a CUB radix sort
-// for argsort_descending and a cuBLAS strided-batched GEMM for column_dots. The per-element terms
-// and sort keys are the shared functors of ops/elementwise_ops.hpp. Every result is
-// deterministic: CUB's segmented reductions give each segment to one block with a fixed order,
-// the counters add integers, and the sort is a stable radix sort of fixed keys.
+// CudaBackend's reductions and sorting: CUB segmented reductions for sum_squares, a CUB radix sort
+// for argsort_descending, a cuBLAS strided-batched GEMM for column_dots, and the counters of rare
+// events (non-finite gradient elements, failed solver calls) as the shared counting functor over
+// a whole batch of items in one launch. The per-element terms and sort keys are the shared
+// functors of ops/elementwise_ops.hpp. Every result is deterministic: CUB's segmented reductions
+// give each segment to one block with a fixed order, the counters add integers, and the sort is
+// a stable radix sort of fixed keys.
 #include "cuda_backend.hpp"
 #include "launch.cuh"
 
@@ -18,7 +19,6 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 
 #include <cublas_v2.h>
@@ -70,23 +70,6 @@ struct Stride {
   __host__ __device__ std::int64_t operator()(std::int64_t i) const { return i * stride; }
 };
 
-/// i < n: the flag of element i (`Flag` maps an index to 0 or 1); i == n: the counter's current
-/// value, so one reduction over n + 1 terms adds the count to the counter (the counter is read
-/// by the first pass and written by the last, never both at once).
-template <typename Flag>
-struct FlagsThenCounter {
-  Flag flag;
-  std::int64_t n;
-  const int* counter;
-  __host__ __device__ int operator()(std::int64_t i) const { return i < n ? flag(i) : *counter; }
-};
-
-/// 1 for a nonzero solver info.
-struct NonzeroInfo {
-  const int* info;
-  __host__ __device__ int operator()(std::int64_t i) const { return info[i] != 0 ? 1 : 0; }
-};
-
 }  // namespace
 
 void CudaBackend::run_cub(const char* what, std::size_t needed,
@@ -101,26 +84,19 @@ void CudaBackend::run_cub(const char* what, std::size_t needed,
   CANZONA_CUDA_CHECK(call(res_->cub_temp.data(), bytes));
 }
 
-template <typename Terms>
-void CudaBackend::add_count(const char* what, Terms terms, std::int64_t n, int* counter) {
-  const auto in =
-      thrust::make_transform_iterator(indices(), FlagsThenCounter<Terms>{terms, n, counter});
-  std::size_t needed = 0;
-  CANZONA_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, needed, in, counter, n + 1, stream()));
-  run_cub(what, needed, [&](void* temp, std::size_t& bytes) {
-    return cub::DeviceReduce::Sum(temp, bytes, in, counter, n + 1, stream());
-  });
-}
-
 void CudaBackend::count_solver_failures(const int* info, std::int64_t count) {
-  if (count <= 0) return;
-  add_count("solver status", NonzeroInfo{info}, count, res_->solver_failures.data());
+  launch::for_each(count, ops::CountFlags<ops::NonzeroFlag>{{info}, res_->solver_failures.data()},
+                   stream());
 }
 
-void CudaBackend::do_count_nonfinite(const float* x, std::int64_t n, int* counter) {
-  if (n <= 0) return;
+void CudaBackend::do_count_nonfinite(Items<const float> x, std::int64_t n, int* counter) {
   const cuda::DeviceGuard guard(device_);
-  add_count("count_nonfinite", ops::NonfiniteFlag{x}, n, counter);
+  launch::for_each_item(
+      x.count(), n,
+      [&](std::int64_t i) {
+        return ops::CountFlags<ops::NonfiniteFlag>{{x[i]}, counter};
+      },
+      stream());
 }
 
 template <typename T>

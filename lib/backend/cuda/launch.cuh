@@ -23,8 +23,11 @@ inline constexpr std::int64_t kMaxBlocks = 2048;
 /// gridDim.y limit of the hardware.
 inline constexpr std::int64_t kMaxGridY = 65535;
 
+// The functor is a __grid_constant__ parameter: read in place from the parameter space, never
+// copied to local memory, even where a reference to it (or to an item inside it) is taken.
 template <typename Op>
-__global__ void __launch_bounds__(kThreads) for_each_kernel(std::int64_t n, Op op) {
+__global__ void __launch_bounds__(kThreads)
+    for_each_kernel(std::int64_t n, const __grid_constant__ Op op) {
   const std::int64_t stride = static_cast<std::int64_t>(blockDim.x) * gridDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
@@ -35,7 +38,7 @@ __global__ void __launch_bounds__(kThreads) for_each_kernel(std::int64_t n, Op o
 /// Rows along y (one row value per row, read once per block row), columns along x.
 template <typename Op>
 __global__ void __launch_bounds__(kThreads)
-    for_each_row_kernel(std::int64_t rows, std::int64_t cols, Op op) {
+    for_each_row_kernel(std::int64_t rows, std::int64_t cols, const __grid_constant__ Op op) {
   const std::int64_t col_stride = static_cast<std::int64_t>(blockDim.x) * gridDim.x;
   const std::int64_t first_col = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
@@ -64,6 +67,68 @@ void for_each_row(std::int64_t rows, std::int64_t cols, const Op& op, cudaStream
   const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y));
   for_each_row_kernel<<<grid, kThreads, 0, stream>>>(rows, cols, op);
   CANZONA_CUDA_CHECK_LAUNCH();
+}
+
+// ---- batches of items ------------------------------------------------------------------------
+// A batched operation gives every item its own flat functor (the item's pointers baked in).
+// The functors of up to kItemsPerLaunch items travel by value in the kernel's parameters, so a
+// batch needs no device-side pointer table, no host-to-device copy and no synchronisation: one
+// launch per kItemsPerLaunch items, item = row of the grid.
+
+inline constexpr int kItemsPerLaunch = 32;
+
+/// Rows functor over the items of one launch: row = item, each element runs the item's functor.
+template <typename Op>
+struct ItemOps {
+  Op ops[kItemsPerLaunch];
+  __device__ const Op& row_value(std::int64_t item) const { return ops[item]; }
+  __device__ void operator()(const Op& op, std::int64_t /*item*/, std::int64_t i) const { op(i); }
+};
+
+/// An item's functor and its per-item scalar.
+template <typename Op, typename Value>
+struct ItemRow {
+  const Op* op;
+  Value value;
+};
+
+/// The same for items whose functors are rows functors themselves (a per-item scalar at row 0).
+template <typename Op>
+struct ItemRowOps {
+  Op ops[kItemsPerLaunch];
+  __device__ auto row_value(std::int64_t item) const {
+    using Value = decltype(ops[item].row_value(0));
+    return ItemRow<Op, Value>{&ops[item], ops[item].row_value(0)};
+  }
+  template <typename Row>
+  __device__ void operator()(const Row& row, std::int64_t /*item*/, std::int64_t i) const {
+    (*row.op)(row.value, 0, i);
+  }
+};
+
+template <template <typename> class Batch, typename Make>
+void launch_items(std::int64_t count, std::int64_t n, const Make& make, cudaStream_t stream) {
+  using Op = decltype(make(std::int64_t{0}));
+  static_assert(sizeof(Batch<Op>) <= 4000,
+                "a launch's item functors must fit the kernel parameters");
+  for (std::int64_t first = 0; first < count; first += kItemsPerLaunch) {
+    const std::int64_t items = std::min<std::int64_t>(kItemsPerLaunch, count - first);
+    Batch<Op> batch{};
+    for (std::int64_t i = 0; i < items; ++i) batch.ops[i] = make(first + i);
+    for_each_row(items, n, batch, stream);
+  }
+}
+
+/// make(item) gives item's flat functor; each runs over n elements.
+template <typename Make>
+void for_each_item(std::int64_t count, std::int64_t n, const Make& make, cudaStream_t stream) {
+  launch_items<ItemOps>(count, n, make, stream);
+}
+
+/// make(item) gives item's rows functor (its per-item scalar at row 0); each runs over n.
+template <typename Make>
+void for_each_item_row(std::int64_t count, std::int64_t n, const Make& make, cudaStream_t stream) {
+  launch_items<ItemRowOps>(count, n, make, stream);
 }
 
 }  // namespace canzona::backend::cuda_launch

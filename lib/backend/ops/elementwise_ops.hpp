@@ -35,6 +35,20 @@ struct Convert {
   CANZONA_HD void operator()(std::int64_t i) const { store(dst, i, load(src, i)); }
 };
 
+/// dst[i] = src[i] for 4-byte words: one item of a batched copy of word-aligned arrays.
+struct CopyWords {
+  std::uint32_t* dst;
+  const std::uint32_t* src;
+  CANZONA_HD void operator()(std::int64_t i) const { dst[i] = src[i]; }
+};
+
+/// dst[i] = src[i] for bytes: one item of a batched copy of unaligned arrays.
+struct CopyBytes {
+  unsigned char* dst;
+  const unsigned char* src;
+  CANZONA_HD void operator()(std::int64_t i) const { dst[i] = src[i]; }
+};
+
 // ---- optimizer updates ----------------------------------------------------------------------
 
 /// buf ← μ·buf + (1 − μ)·g; out ← nesterov ? (1 − μ)·g + μ·buf : buf.
@@ -217,6 +231,30 @@ struct Square {
 struct NonfiniteFlag {
   const float* x;
   CANZONA_HD int operator()(std::int64_t i) const { return is_nonfinite(x[i]) ? 1 : 0; }
+};
+
+/// Device-side counting of rare events: adds 1 to *counter for every flagged element (an atomic
+/// increment on the device, exact because it adds integers). One launch counts a whole batch
+/// of items, where a reduction would take one per item; the flags are almost always 0.
+template <typename Flag>
+struct CountFlags {
+  Flag flag;
+  int* counter;
+  CANZONA_HD void operator()(std::int64_t i) const {
+    if (flag(i) != 0) {
+#if defined(__CUDA_ARCH__)
+      atomicAdd(counter, 1);
+#else
+      ++*counter;
+#endif
+    }
+  }
+};
+
+/// 1 for a nonzero solver info (a failed eigensolve or factorisation).
+struct NonzeroFlag {
+  const int* x;
+  CANZONA_HD int operator()(std::int64_t i) const { return x[i] != 0 ? 1 : 0; }
 };
 
 // ---- small-matrix helpers of the preconditioners (n×n items back to back) --------------------

@@ -147,13 +147,20 @@ CANZONA_HD inline void store(bf16_bits* p, std::int64_t i, float value) {
 
 // ---- preconditioner roots -------------------------------------------------------------------
 
-/// x^(−1/2^k) as k correctly rounded square roots and one correctly rounded division. powf is
-/// not correctly rounded and glibc and libdevice round it differently; this chain gives the
-/// same bits on both sides, within about (k/2 + 1) ulp of the exact root. NaN stays NaN, +0
-/// gives +Inf, a negative x gives NaN.
+/// Largest k of the inverse 2^k-th roots below.
+inline constexpr int kMaxInverseRootOrder = 8;
+
+/// x^(−1/2^k) as k correctly rounded square roots and one correctly rounded division, k ≤
+/// kMaxInverseRootOrder. powf is not correctly rounded and glibc and libdevice round it
+/// differently; this chain gives the same bits on both sides, within about (k/2 + 1) ulp of the
+/// exact root. NaN stays NaN, +0 gives +Inf, a negative x gives NaN. The loop has a fixed trip
+/// count so that nvcc unrolls it: a data-dependent loop around the square root's slow path
+/// makes ptxas spill registers to local memory.
 CANZONA_HD inline float inverse_root(float x, int k) {
   float r = x;
-  for (int i = 0; i < k; ++i) r = sqrt_rn(r);
+  for (int i = 0; i < kMaxInverseRootOrder; ++i) {
+    if (i < k) r = sqrt_rn(r);
+  }
   return div_rn(1.0f, r);
 }
 
@@ -161,7 +168,7 @@ CANZONA_HD inline float inverse_root(float x, int k) {
 /// for any other exponent. Host-side check of the backends' scale_columns_pow argument.
 inline int inverse_root_order(float exponent) {
   float e = -1.0f;
-  for (int k = 0; k <= 8; ++k, e *= 0.5f) {
+  for (int k = 0; k <= kMaxInverseRootOrder; ++k, e *= 0.5f) {
     if (exponent == e) return k;
   }
   return -1;

@@ -20,12 +20,6 @@ std::size_t element_size(ElementType type) {
   throw Error(fmt::format("unknown ElementType {}", static_cast<int>(type)));
 }
 
-OpCounts operator-(const OpCounts& later, const OpCounts& earlier) {
-  return OpCounts{
-      later.operations - earlier.operations, later.synchronizations - earlier.synchronizations,
-      later.allocations - earlier.allocations, later.allocated_bytes - earlier.allocated_bytes};
-}
-
 Buffer::Buffer(Buffer&& other) noexcept
     : owner_(std::exchange(other.owner_, nullptr)),
       data_(std::exchange(other.data_, nullptr)),

@@ -183,10 +183,17 @@ void MatrixOptimizer::step_batch(std::span<const StepTask> tasks) {
         fmt::format("{} step_batch: the state of parameter '{}' appears twice", name(), it->name));
   }
 
+  // One non-finite count per shape (scratch_ is sorted by shape).
   auto* counter = counter_.as<int>();
-  for (const StepTask& t : scratch_) {
-    const Shape s = t.state->shape();
-    backend_.count_nonfinite(t.grad, s.rows * s.cols, counter);
+  for (std::size_t first = 0; first < scratch_.size();) {
+    const Shape s = scratch_[first].state->shape();
+    grads_.clear();
+    std::size_t end = first;
+    for (; end < scratch_.size() && scratch_[end].state->shape() == s; ++end) {
+      grads_.push_back(scratch_[end].grad);
+    }
+    backend_.count_nonfinite(std::span<const float* const>(grads_), s.rows * s.cols, counter);
+    first = end;
   }
 
   std::size_t begin = 0;

@@ -66,18 +66,16 @@ class Shampoo final : public MatrixOptimizer {
       return [&tasks, s](std::size_t i) { return buffer_state(tasks[i]).at(s); };
     };
 
-    // First moment, grafting second moment and the Adam direction, per matrix (state arrays
-    // are not contiguous across matrices; element-wise work gains nothing from batching).
+    // First moment, grafting second moment and the Adam direction: one batched operation each
+    // for the whole group (the state arrays of the matrices are separate allocations).
     const auto bias1 = static_cast<float>(1.0 - std::pow(o.beta1, t));
     const auto bias2 = static_cast<float>(1.0 - std::pow(o.graft_beta2, t));
-    for (std::int64_t i = 0; i < count; ++i) {
-      const auto& task = tasks[static_cast<std::size_t>(i)];
-      auto& st = buffer_state(task);
-      be.ema(st.at(kM), task.grad, n, static_cast<float>(o.beta1));
-      be.ema_square(st.at(kV), task.grad, n, static_cast<float>(o.graft_beta2));
-      be.adam_direction(st.at(kM), st.at(kV), ws.a + i * n, n, bias1, bias2,
-                        static_cast<float>(o.graft_epsilon));
-    }
+    const std::size_t k = tasks.size();
+    const auto grads = list_of(lists_.x, k, [&tasks](std::size_t i) { return tasks[i].grad; });
+    be.ema(list_of(lists_.a, k, slot(kM)), grads, n, static_cast<float>(o.beta1));
+    be.ema_square(list_of(lists_.b, k, slot(kV)), grads, n, static_cast<float>(o.graft_beta2));
+    be.adam_direction(list_of(lists_.y, k, slot(kM)), list_of(lists_.z, k, slot(kV)),
+                      items(ws.a, count, n), n, bias1, bias2, static_cast<float>(o.graft_epsilon));
 
     // Statistics from the raw gradient: L ← β2·L + (1−β2)·G·Gᵀ, R ← β2·R + (1−β2)·Gᵀ·G.
     const auto keep = static_cast<float>(o.beta2);
@@ -86,26 +84,26 @@ class Shampoo final : public MatrixOptimizer {
     const float* pr = nullptr;
     if (left || right) {
       const float* g = gather(
-          be, tasks, [&tasks](std::size_t i) { return tasks[i].grad; }, ws.g, n);
+          be, lists_, tasks, [&tasks](std::size_t i) { return tasks[i].grad; }, ws.g, n);
       if (left) {
-        float* l = gather(be, tasks, slot(kL), ws.l, rows * rows);
+        float* l = gather(be, lists_, tasks, slot(kL), ws.l, rows * rows);
         gemm_f32(be, count, Trans::kNo, Trans::kYes, rows, rows, cols, add, g, g, keep, l);
-        scatter(be, tasks, slot(kL), l, rows * rows);
+        scatter(be, lists_, tasks, slot(kL), l, rows * rows);
         pl = refresh ? inverse_root(tasks, l, rows, kPL, ws.pl, ws)
-                     : gather(be, tasks, slot(kPL), ws.pl, rows * rows);
+                     : gather(be, lists_, tasks, slot(kPL), ws.pl, rows * rows);
       }
       if (right) {
-        float* r = gather(be, tasks, slot(kR), ws.r, cols * cols);
+        float* r = gather(be, lists_, tasks, slot(kR), ws.r, cols * cols);
         gemm_f32(be, count, Trans::kYes, Trans::kNo, cols, cols, rows, add, g, g, keep, r);
-        scatter(be, tasks, slot(kR), r, cols * cols);
+        scatter(be, lists_, tasks, slot(kR), r, cols * cols);
         pr = refresh ? inverse_root(tasks, r, cols, kPR, ws.pr, ws)
-                     : gather(be, tasks, slot(kPR), ws.pr, cols * cols);
+                     : gather(be, lists_, tasks, slot(kPR), ws.pr, cols * cols);
       }
     }
 
     // Shampoo direction D = L^{-1/4}·M·R^{-1/4} from the raw first moment: its bias correction
     // 1/(1−β1^t) cancels in the grafting ratio ‖A‖/‖D‖, so it is not applied.
-    const float* m = gather(be, tasks, slot(kM), ws.m, n);
+    const float* m = gather(be, lists_, tasks, slot(kM), ws.m, n);
     const float* d = m;
     if (left && right) {
       gemm_f32(be, count, Trans::kNo, Trans::kNo, rows, cols, rows, 1.0f, pl, m, 0.0f, ws.tmp);
@@ -122,14 +120,16 @@ class Shampoo final : public MatrixOptimizer {
     // Grafting: u = D·‖A‖_F/‖D‖_F, the ratio evaluated inside apply_update from device sums.
     be.sum_squares(ws.a, ElementType::kFloat32, n, count, ws.sumsq);
     be.sum_squares(d, ElementType::kFloat32, n, count, ws.sumsq + count);
-    for (std::int64_t i = 0; i < count; ++i) {
-      be.apply_update(tasks[static_cast<std::size_t>(i)].param, d + i * n, ElementType::kFloat32, n,
-                      1, static_cast<float>(o.lr), static_cast<float>(o.weight_decay), 1.0f,
-                      backend::DecayOrder::kBeforeUpdate, ws.sumsq + i, ws.sumsq + count + i);
-    }
+    be.apply_update(
+        list_of(lists_.c, k, [&tasks](std::size_t i) { return tasks[i].param; }),
+        backend::Items<const void>(d, count, static_cast<std::size_t>(n) * sizeof(float)),
+        ElementType::kFloat32, n, static_cast<float>(o.lr), static_cast<float>(o.weight_decay),
+        1.0f, backend::DecayOrder::kBeforeUpdate, ws.sumsq, ws.sumsq + count);
   }
 
  private:
+  ItemLists lists_;
+
   SolverBytes solver_bytes(std::int64_t rows, std::int64_t cols, std::int64_t batch) const {
     const ShampooOptions& o = spec_.shampoo;
     SolverBytes s;
@@ -153,8 +153,8 @@ class Shampoo final : public MatrixOptimizer {
     float* out = count == 1 ? buffer_state(tasks.front()).at(slot) : gathered;
     gemm_f32(be, count, Trans::kNo, Trans::kYes, d, d, d, 1.0f, ws.scaled, ws.q, 0.0f, out);
     scatter(
-        be, tasks, [&tasks, slot](std::size_t i) { return buffer_state(tasks[i]).at(slot); }, out,
-        d * d);
+        be, lists_, tasks,
+        [&tasks, slot](std::size_t i) { return buffer_state(tasks[i]).at(slot); }, out, d * d);
     return out;
   }
 };

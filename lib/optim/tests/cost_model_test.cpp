@@ -43,7 +43,7 @@ class CountingBackend final : public be::Backend {
   }
   void do_synchronize() override { inner_.synchronize(); }
   void do_fill_zero(void* dst, std::size_t bytes) override { inner_.fill_zero(dst, bytes); }
-  void do_copy(void* dst, const void* src, std::size_t bytes) override {
+  void do_copy(be::Items<void> dst, be::Items<const void> src, std::size_t bytes) override {
     inner_.copy(dst, src, bytes);
   }
   void do_convert(void* dst, be::ElementType dt, const void* src, be::ElementType st,
@@ -73,17 +73,17 @@ class CountingBackend final : public be::Backend {
     add(flops::kSumSquares, n * count);
     inner_.sum_squares(x, t, n, count, out);
   }
-  void do_count_nonfinite(const float* x, std::int64_t n, int* counter) override {
-    add(flops::kCountNonfinite, n);
+  void do_count_nonfinite(be::Items<const float> x, std::int64_t n, int* counter) override {
+    add(flops::kCountNonfinite, n * x.count());
     inner_.count_nonfinite(x, n, counter);
   }
   void do_column_dots(const float* a, const float* b, std::int64_t n, float* out) override {
     add(flops::kColumnDots, n * n);
     inner_.column_dots(a, b, n, out);
   }
-  void do_muon_momentum(float* buf, const float* g, void* out, be::ElementType t, std::int64_t n,
-                        float mu, bool nesterov) override {
-    add(flops::kMuonMomentum + (nesterov ? flops::kMuonNesterov : 0.0), n);
+  void do_muon_momentum(be::Items<float> buf, be::Items<const float> g, be::Items<void> out,
+                        be::ElementType t, std::int64_t n, float mu, bool nesterov) override {
+    add(flops::kMuonMomentum + (nesterov ? flops::kMuonNesterov : 0.0), n * buf.count());
     inner_.muon_momentum(buf, g, out, t, n, mu, nesterov);
   }
   void do_normalize(void* x, be::ElementType t, std::int64_t n, std::int64_t count,
@@ -91,8 +91,9 @@ class CountingBackend final : public be::Backend {
     add(flops::kNormalize, n * count);
     inner_.normalize(x, t, n, count, sumsq, eps);
   }
-  void do_normalize_rms(float* x, std::int64_t n, const float* sumsq, float eps) override {
-    add(flops::kNormalizeRms, n);
+  void do_normalize_rms(be::Items<float> x, std::int64_t n, const float* sumsq,
+                        float eps) override {
+    add(flops::kNormalizeRms, n * x.count());
     inner_.normalize_rms(x, n, sumsq, eps);
   }
   void do_axpby(void* y, const void* x, be::ElementType t, std::int64_t n, float alpha,
@@ -100,34 +101,35 @@ class CountingBackend final : public be::Backend {
     add(flops::kAxpby, n);
     inner_.axpby(y, x, t, n, alpha, beta);
   }
-  void do_ema(float* m, const float* g, std::int64_t n, float beta) override {
-    add(flops::kEma, n);
+  void do_ema(be::Items<float> m, be::Items<const float> g, std::int64_t n, float beta) override {
+    add(flops::kEma, n * m.count());
     inner_.ema(m, g, n, beta);
   }
-  void do_ema_square(float* v, const float* g, std::int64_t n, float beta) override {
-    add(flops::kEmaSquare, n);
+  void do_ema_square(be::Items<float> v, be::Items<const float> g, std::int64_t n,
+                     float beta) override {
+    add(flops::kEmaSquare, n * v.count());
     inner_.ema_square(v, g, n, beta);
   }
-  void do_adam_direction(const float* m, const float* v, float* out, std::int64_t n, float b1,
-                         float b2, float eps) override {
-    add(flops::kAdamDirection, n);
+  void do_adam_direction(be::Items<const float> m, be::Items<const float> v, be::Items<float> out,
+                         std::int64_t n, float b1, float b2, float eps) override {
+    add(flops::kAdamDirection, n * m.count());
     inner_.adam_direction(m, v, out, n, b1, b2, eps);
   }
-  void do_divide_sqrt_eps(const float* x, const float* v, float* out, std::int64_t n,
-                          float eps) override {
-    add(flops::kDivideSqrtEps, n);
+  void do_divide_sqrt_eps(be::Items<const float> x, be::Items<const float> v, be::Items<float> out,
+                          std::int64_t n, float eps) override {
+    add(flops::kDivideSqrtEps, n * x.count());
     inner_.divide_sqrt_eps(x, v, out, n, eps);
   }
-  void do_apply_update(float* p, const void* u, be::ElementType t, std::int64_t n,
-                       std::int64_t count, float lr, float wd, float scale, be::DecayOrder order,
+  void do_apply_update(be::Items<float> p, be::Items<const void> u, be::ElementType t,
+                       std::int64_t n, float lr, float wd, float scale, be::DecayOrder order,
                        const float* num, const float* den) override {
-    add(flops::kApplyUpdate, n * count);
-    inner_.apply_update(p, u, t, n, count, lr, wd, scale, order, num, den);
+    add(flops::kApplyUpdate, n * p.count());
+    inner_.apply_update(p, u, t, n, lr, wd, scale, order, num, den);
   }
-  void do_adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n, float lr,
-                     float beta1, float beta2, float eps, float wd, float bias1,
-                     float bias2) override {
-    add(flops::kAdamWStep, n);
+  void do_adamw_step(be::Items<float> p, be::Items<const float> g, be::Items<float> m,
+                     be::Items<float> v, std::int64_t n, float lr, float beta1, float beta2,
+                     float eps, float wd, float bias1, float bias2) override {
+    add(flops::kAdamWStep, n * p.count());
     inner_.adamw_step(p, g, m, v, n, lr, beta1, beta2, eps, wd, bias1, bias2);
   }
   void do_add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) override {

@@ -21,7 +21,9 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace canzona::backend::test {
@@ -306,6 +308,81 @@ TEST_F(BitwiseGpu, ArgsortAndCountNonfiniteAreExact) {
     expect_same(perm, "argsort_descending n=" + std::to_string(n));
     expect_same(counter, "count_nonfinite n=" + std::to_string(n));
   }
+}
+
+/// Batched operations over listed arrays (each item its own allocation), more items than one
+/// launch carries, so the split into launches and the per-item scalars are exercised too.
+TEST_F(BitwiseGpu, BatchedOperationsOverListedItems) {
+  SCOPED_TRACE(trace());
+  const std::int64_t k = pick(33, 80);
+  const std::int64_t n = pick(1, 3000);
+  const auto uk = static_cast<std::size_t>(k);
+  const auto un = static_cast<std::size_t>(n);
+  std::vector<Twin<float>> p, g, m, v, dir;
+  std::vector<Twin<std::uint16_t>> out16;
+  for (std::size_t i = 0; i < uk; ++i) {
+    p.push_back(twin(hard(un)));
+    g.push_back(twin(hard(un)));
+    m.push_back(twin(hard(un)));
+    v.push_back(twin(positive(un)));
+    dir.push_back(zeros<float>(un));
+    out16.push_back(zeros<std::uint16_t>(un));
+  }
+  const auto num = twin(positive(uk));
+  const auto den = twin(positive(uk));
+  auto packed = zeros<float>(uk * un);
+  auto packed_bytes = zeros<std::uint16_t>(uk * un);
+  auto counter = twin(std::vector<int>{3});
+  for (Backend* b : {cpu_.get(), &be()}) {
+    const bool gp = b != cpu_.get();
+    auto list = [gp, uk](auto& twins) {
+      using T = std::remove_reference_t<decltype(*twins.front().c())>;
+      std::vector<T*> l(uk);
+      for (std::size_t i = 0; i < uk; ++i) l[i] = gp ? twins[i].g() : twins[i].c();
+      return l;
+    };
+    auto clist = [&list](auto& twins) {
+      auto l = list(twins);
+      using T = std::remove_pointer_t<typename decltype(l)::value_type>;
+      return std::vector<const T*>(l.begin(), l.end());
+    };
+    auto at = [gp](const auto& t) { return gp ? t.g() : t.c(); };
+    const auto lp = list(p), lm = list(m), lv = list(v), ldir = list(dir);
+    const auto lg = clist(g), lmc = clist(m), lvc = clist(v), ldirc = clist(dir);
+    const auto l16 = list(out16);
+    const std::vector<void*> l16v(l16.begin(), l16.end());
+    const std::vector<const void*> ldirv(ldirc.begin(), ldirc.end());
+    const std::vector<const void*> l16c(l16.begin(), l16.end());
+    b->muon_momentum(std::span<float* const>(lm), std::span<const float* const>(lg),
+                     std::span<void* const>(l16v), ElementType::kBFloat16, n, 0.9f, true);
+    b->ema_square(std::span<float* const>(lv), std::span<const float* const>(lg), n, 0.99f);
+    b->adam_direction(std::span<const float* const>(lmc), std::span<const float* const>(lvc),
+                      std::span<float* const>(ldir), n, 0.3f, 0.01f, 1e-8f);
+    b->normalize_rms(std::span<float* const>(ldir), n, at(num), 1e-30f);
+    b->apply_update(std::span<float* const>(lp), std::span<const void* const>(ldirv),
+                    ElementType::kFloat32, n, 2e-3f, 0.1f, 1.0f, DecayOrder::kBeforeUpdate, at(num),
+                    at(den));
+    b->adamw_step(std::span<float* const>(lp), std::span<const float* const>(lg),
+                  std::span<float* const>(lm), std::span<float* const>(lv), n, 1e-3f, 0.9f, 0.95f,
+                  1e-8f, 0.1f, 0.19f, 0.0975f);
+    b->copy(Items<void>(at(packed), k, un * sizeof(float)), std::span<const void* const>(ldirv),
+            un * sizeof(float));
+    // An odd byte count takes the byte-wise path (the last byte of each item stays zero).
+    b->copy(Items<void>(at(packed_bytes), k, un * sizeof(std::uint16_t)),
+            std::span<const void* const>(l16c), un * sizeof(std::uint16_t) - 1);
+    b->count_nonfinite(std::span<const float* const>(lg), n, at(counter));
+  }
+  for (std::size_t i = 0; i < uk; ++i) {
+    const std::string item = " item " + std::to_string(i);
+    expect_same(p[i], "p" + item);
+    expect_same(m[i], "m" + item);
+    expect_same(v[i], "v" + item);
+    expect_same(dir[i], "direction" + item);
+    expect_same(out16[i], "bf16 momentum out" + item);
+  }
+  expect_same(packed, "batched copy, words");
+  expect_same(packed_bytes, "batched copy, bytes");
+  expect_same(counter, "count_nonfinite over items");
 }
 
 TEST_F(BitwiseGpu, OperationCountsAgree) {

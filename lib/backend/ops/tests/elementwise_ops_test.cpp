@@ -394,6 +394,31 @@ TEST(ElementwiseOpsTest, SquareAndNonfiniteFlagTerms) {
   EXPECT_EQ(bad, 3);
 }
 
+TEST(ElementwiseOpsTest, CountFlagsAddsFlaggedElementsToTheCounter) {
+  const std::vector<float> x{kNan, 1.0f, kInf, 2.0f};
+  const std::vector<int> info{0, 3, 0, -1, 0};
+  int counter = 5;  // adds to what is there
+  const CountFlags<NonfiniteFlag> nonfinite{{x.data()}, &counter};
+  for (std::int64_t i = 0; i < 4; ++i) nonfinite(i);
+  EXPECT_EQ(counter, 7);
+  const CountFlags<NonzeroFlag> failures{{info.data()}, &counter};
+  for (std::int64_t i = 0; i < 5; ++i) failures(i);
+  EXPECT_EQ(counter, 9);
+}
+
+TEST(ElementwiseOpsTest, CopyWordsAndBytesCopyExactly) {
+  const std::vector<std::uint32_t> words{0x7fc00001U, 0U, 0xffffffffU};
+  std::vector<std::uint32_t> words_out(3);
+  const CopyWords copy_words{words_out.data(), words.data()};
+  for (std::int64_t i = 0; i < 3; ++i) copy_words(i);
+  EXPECT_EQ(words_out, words);
+  const std::vector<unsigned char> bytes{1, 0, 255, 7, 9};
+  std::vector<unsigned char> bytes_out(5);
+  const CopyBytes copy_bytes{bytes_out.data(), bytes.data()};
+  for (std::int64_t i = 0; i < 5; ++i) copy_bytes(i);
+  EXPECT_EQ(bytes_out, bytes);
+}
+
 // ---- small-matrix helpers -------------------------------------------------------------------
 
 TEST(ElementwiseOpsTest, AddDiagonalReverseAndPermute) {

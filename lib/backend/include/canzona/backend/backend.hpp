@@ -18,15 +18,20 @@
 //  - Scalars that depend on data (norms, counters) stay in backend memory (`const float*` /
 //    `int*` arguments) so a step never waits for the host; hyper-parameters are host values.
 //  - Batched operations act on `count` equally shaped items laid out back to back (item i
-//    starts at i·stride elements, stride = rows·cols unless stated).
+//    starts at i·stride elements, stride = rows·cols unless stated), or, where they take Items
+//    (items.hpp), on arrays anywhere: one operation for a whole group of matrices whose state
+//    arrays were allocated one by one. Every Items operand of one call has the same count.
 //  - Element-wise arithmetic is fp32 with one rounding per operation (never fused into an FMA),
 //    written once in lib/backend/ops/ and run by both backends, so the cpu and cuda backends give
 //    the same bits for every element-wise operation; reductions, GEMMs and solvers agree to
 //    rounding (their summation orders differ).
 #pragma once
 
+#include "canzona/backend/items.hpp"
+
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string_view>
 
@@ -159,8 +164,9 @@ class Backend {
     ++counts_.operations;
     do_fill_zero(dst, bytes);
   }
-  void copy(void* dst, const void* src, std::size_t bytes) {
-    ++counts_.operations;
+  /// dst_i ← src_i, `bytes` bytes per item (one copy, or a batch of equal-sized ones).
+  void copy(Items<void> dst, Items<const void> src, std::size_t bytes) {
+    count_batch("copy", {dst.count(), src.count()});
     do_copy(dst, src, bytes);
   }
   /// 2-D strided copy with cudaMemcpy2D semantics: `rows` rows of `width` bytes, row i read
@@ -214,10 +220,10 @@ class Backend {
     ++counts_.operations;
     do_sum_squares(x, type, n, count, out);
   }
-  /// *counter += number of NaN/Inf elements of x (fp32). Lets a step detect bad gradients
-  /// without a host synchronisation; callers read the counter after synchronize().
-  void count_nonfinite(const float* x, std::int64_t n, int* counter) {
-    ++counts_.operations;
+  /// *counter += number of NaN/Inf elements of the items x_i (n fp32 each). Lets a step detect
+  /// bad gradients without a host synchronisation; callers read the counter after synchronize().
+  void count_nonfinite(Items<const float> x, std::int64_t n, int* counter) {
+    count_batch("count_nonfinite", {x.count()});
     do_count_nonfinite(x, n, counter);
   }
   /// out[j] = Σ_r a[r·n + j]·b[r·n + j] for n×n fp32 matrices: diag(aᵀ·b).
@@ -227,11 +233,11 @@ class Backend {
   }
 
   // ---- fused element-wise kernels -----------------------------------------------------------
-  /// Muon momentum: buf ← μ·buf + (1 − μ)·g; out ← nesterov ? (1 − μ)·g + μ·buf : buf.
-  /// `out` may be bf16 (the NS input); buf and g are fp32.
-  void muon_momentum(float* buf, const float* g, void* out, ElementType out_type, std::int64_t n,
-                     float mu, bool nesterov) {
-    ++counts_.operations;
+  /// Muon momentum, per item: buf ← μ·buf + (1 − μ)·g; out ← nesterov ? (1 − μ)·g + μ·buf :
+  /// buf. `out` may be bf16 (the NS input); buf and g are fp32.
+  void muon_momentum(Items<float> buf, Items<const float> g, Items<void> out, ElementType out_type,
+                     std::int64_t n, float mu, bool nesterov) {
+    count_batch("muon_momentum", {buf.count(), g.count(), out.count()});
     do_muon_momentum(buf, g, out, out_type, n, mu, nesterov);
   }
   /// Frobenius normalisation of `count` items of n elements: x_i ← x_i / max(sqrt(sumsq[i]), eps)
@@ -241,9 +247,9 @@ class Backend {
     ++counts_.operations;
     do_normalize(x, type, n, count, sumsq, eps);
   }
-  /// RMS normalisation of one item: x ← x / (eps + sqrt(*sumsq / n)).
-  void normalize_rms(float* x, std::int64_t n, const float* sumsq, float eps) {
-    ++counts_.operations;
+  /// RMS normalisation per item: x_i ← x_i / (eps + sqrt(sumsq[i] / n)).
+  void normalize_rms(Items<float> x, std::int64_t n, const float* sumsq, float eps) {
+    count_batch("normalize_rms", {x.count()});
     do_normalize_rms(x, n, sumsq, eps);
   }
   /// y ← alpha·x + beta·y (x and y of the same type; x may equal y).
@@ -251,25 +257,26 @@ class Backend {
     ++counts_.operations;
     do_axpby(y, x, type, n, alpha, beta);
   }
-  /// m ← β·m + (1 − β)·g.
-  void ema(float* m, const float* g, std::int64_t n, float beta) {
-    ++counts_.operations;
+  /// m ← β·m + (1 − β)·g, per item.
+  void ema(Items<float> m, Items<const float> g, std::int64_t n, float beta) {
+    count_batch("ema", {m.count(), g.count()});
     do_ema(m, g, n, beta);
   }
-  /// v ← β·v + (1 − β)·g².
-  void ema_square(float* v, const float* g, std::int64_t n, float beta) {
-    ++counts_.operations;
+  /// v ← β·v + (1 − β)·g², per item.
+  void ema_square(Items<float> v, Items<const float> g, std::int64_t n, float beta) {
+    count_batch("ema_square", {v.count(), g.count()});
     do_ema_square(v, g, n, beta);
   }
-  /// out ← (m / bias1) / (sqrt(v / bias2) + eps)  (Adam direction; out may alias m).
-  void adam_direction(const float* m, const float* v, float* out, std::int64_t n, float bias1,
-                      float bias2, float eps) {
-    ++counts_.operations;
+  /// out ← (m / bias1) / (sqrt(v / bias2) + eps), per item (Adam direction; out may alias m).
+  void adam_direction(Items<const float> m, Items<const float> v, Items<float> out, std::int64_t n,
+                      float bias1, float bias2, float eps) {
+    count_batch("adam_direction", {m.count(), v.count(), out.count()});
     do_adam_direction(m, v, out, n, bias1, bias2, eps);
   }
-  /// out ← x / (sqrt(v) + eps) (SOAP's rotated-basis division; out may alias x).
-  void divide_sqrt_eps(const float* x, const float* v, float* out, std::int64_t n, float eps) {
-    ++counts_.operations;
+  /// out ← x / (sqrt(v) + eps), per item (SOAP's rotated-basis division; out may alias x).
+  void divide_sqrt_eps(Items<const float> x, Items<const float> v, Items<float> out, std::int64_t n,
+                       float eps) {
+    count_batch("divide_sqrt_eps", {x.count(), v.count(), out.count()});
     do_divide_sqrt_eps(x, v, out, n, eps);
   }
   /// Decoupled-weight-decay update of `count` items of n elements (p fp32, u of `u_type`):
@@ -280,16 +287,26 @@ class Backend {
   void apply_update(float* p, const void* u, ElementType u_type, std::int64_t n, std::int64_t count,
                     float lr, float wd, float scale, DecayOrder order, const float* ratio_num,
                     const float* ratio_den) {
-    ++counts_.operations;
-    do_apply_update(p, u, u_type, n, count, lr, wd, scale, order, ratio_num, ratio_den);
+    apply_update(back_to_back(p, count, n),
+                 Items<const void>(u, count, static_cast<std::size_t>(n) * element_size(u_type)),
+                 u_type, n, lr, wd, scale, order, ratio_num, ratio_den);
+  }
+  /// The same for items anywhere (ratio_num[i] / ratio_den[i] belong to item i).
+  void apply_update(Items<float> p, Items<const void> u, ElementType u_type, std::int64_t n,
+                    float lr, float wd, float scale, DecayOrder order, const float* ratio_num,
+                    const float* ratio_den) {
+    count_batch("apply_update", {p.count(), u.count()});
+    do_apply_update(p, u, u_type, n, lr, wd, scale, order, ratio_num, ratio_den);
   }
   /// One fused AdamW step (bias-corrected with the host scalars bias1 = 1 − β1^t, bias2 = 1 −
   /// β2^t):
   ///   m ← β1·m + (1 − β1)·g; v ← β2·v + (1 − β2)·g²; p ← p·(1 − lr·wd) −
   ///   lr·(m/bias1)/(sqrt(v/bias2) + eps)
-  void adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n, float lr,
-                  float beta1, float beta2, float eps, float wd, float bias1, float bias2) {
-    ++counts_.operations;
+  /// Per item of n elements.
+  void adamw_step(Items<float> p, Items<const float> g, Items<float> m, Items<float> v,
+                  std::int64_t n, float lr, float beta1, float beta2, float eps, float wd,
+                  float bias1, float bias2) {
+    count_batch("adamw_step", {p.count(), g.count(), m.count(), v.count()});
     do_adamw_step(p, g, m, v, n, lr, beta1, beta2, eps, wd, bias1, bias2);
   }
 
@@ -347,7 +364,7 @@ class Backend {
   virtual void do_download(void* host, const void* src, std::size_t bytes) = 0;
   virtual void do_synchronize() = 0;
   virtual void do_fill_zero(void* dst, std::size_t bytes) = 0;
-  virtual void do_copy(void* dst, const void* src, std::size_t bytes) = 0;
+  virtual void do_copy(Items<void> dst, Items<const void> src, std::size_t bytes) = 0;
   /// The default runs one do_copy() per row; backends override it with one call.
   virtual void do_copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                           std::size_t width, std::size_t rows);
@@ -360,28 +377,27 @@ class Backend {
   virtual std::size_t do_orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) = 0;
   virtual void do_sum_squares(const void* x, ElementType type, std::int64_t n, std::int64_t count,
                               float* out) = 0;
-  virtual void do_count_nonfinite(const float* x, std::int64_t n, int* counter) = 0;
+  virtual void do_count_nonfinite(Items<const float> x, std::int64_t n, int* counter) = 0;
   virtual void do_column_dots(const float* a, const float* b, std::int64_t n, float* out) = 0;
-  virtual void do_muon_momentum(float* buf, const float* g, void* out, ElementType out_type,
-                                std::int64_t n, float mu, bool nesterov) = 0;
+  virtual void do_muon_momentum(Items<float> buf, Items<const float> g, Items<void> out,
+                                ElementType out_type, std::int64_t n, float mu, bool nesterov) = 0;
   virtual void do_normalize(void* x, ElementType type, std::int64_t n, std::int64_t count,
                             const float* sumsq, float eps) = 0;
-  virtual void do_normalize_rms(float* x, std::int64_t n, const float* sumsq, float eps) = 0;
+  virtual void do_normalize_rms(Items<float> x, std::int64_t n, const float* sumsq, float eps) = 0;
   virtual void do_axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
                         float beta) = 0;
-  virtual void do_ema(float* m, const float* g, std::int64_t n, float beta) = 0;
-  virtual void do_ema_square(float* v, const float* g, std::int64_t n, float beta) = 0;
-  virtual void do_adam_direction(const float* m, const float* v, float* out, std::int64_t n,
-                                 float bias1, float bias2, float eps) = 0;
-  virtual void do_divide_sqrt_eps(const float* x, const float* v, float* out, std::int64_t n,
-                                  float eps) = 0;
-  virtual void do_apply_update(float* p, const void* u, ElementType u_type, std::int64_t n,
-                               std::int64_t count, float lr, float wd, float scale,
-                               DecayOrder order, const float* ratio_num,
-                               const float* ratio_den) = 0;
-  virtual void do_adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n, float lr,
-                             float beta1, float beta2, float eps, float wd, float bias1,
-                             float bias2) = 0;
+  virtual void do_ema(Items<float> m, Items<const float> g, std::int64_t n, float beta) = 0;
+  virtual void do_ema_square(Items<float> v, Items<const float> g, std::int64_t n, float beta) = 0;
+  virtual void do_adam_direction(Items<const float> m, Items<const float> v, Items<float> out,
+                                 std::int64_t n, float bias1, float bias2, float eps) = 0;
+  virtual void do_divide_sqrt_eps(Items<const float> x, Items<const float> v, Items<float> out,
+                                  std::int64_t n, float eps) = 0;
+  virtual void do_apply_update(Items<float> p, Items<const void> u, ElementType u_type,
+                               std::int64_t n, float lr, float wd, float scale, DecayOrder order,
+                               const float* ratio_num, const float* ratio_den) = 0;
+  virtual void do_adamw_step(Items<float> p, Items<const float> g, Items<float> m, Items<float> v,
+                             std::int64_t n, float lr, float beta1, float beta2, float eps,
+                             float wd, float bias1, float bias2) = 0;
   virtual void do_add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) = 0;
   virtual void do_scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
                                     std::int64_t count, float eps, float exponent) = 0;
@@ -395,6 +411,9 @@ class Backend {
                                const int* perm, float* out) = 0;
 
  private:
+  /// Counts one operation on `count` items; canzona::Error when the operands' counts differ.
+  void count_batch(const char* operation, std::initializer_list<std::int64_t> counts);
+
   OpCounts counts_;
 };
 

@@ -120,8 +120,11 @@ class MatrixOptimizer {
   void step(MatrixState& state, float* param, const float* grad);
 
   /// Steps every task. Tasks of equal shape (and equal step count) are grouped and run through
-  /// strided-batched GEMMs / batched solvers and per-item element-wise kernels, after copying
-  /// per-matrix operands into contiguous batch workspaces where the batched kernel needs them.
+  /// strided-batched GEMMs / batched solvers and batched element-wise operations over the
+  /// matrices' own arrays (backend Items), after copying per-matrix operands into contiguous
+  /// batch workspaces (one batched copy) where a GEMM needs them: the backend operations of a
+  /// step grow with the number of shape groups, not with the number of matrices (apart from
+  /// SOAP's eigenbasis refresh, per matrix every precondition_frequency steps).
   /// The results equal stepping the tasks one by one with the same backend up to the summation
   /// order inside the backend's batched GEMM/solver (bitwise where the backend runs a batch as
   /// a loop over items, as the cpu backend does). A state may appear at most once.
@@ -158,6 +161,7 @@ class MatrixOptimizer {
   backend::Buffer counter_;  // one int: NaN/Inf gradient elements
   std::vector<Capacity> capacities_;
   std::vector<StepTask> scratch_;         // host-side grouping, capacity kept between steps
+  std::vector<const float*> grads_;       // one shape's gradients, for one non-finite count
   std::vector<const MatrixState*> seen_;  // duplicate-state check
 };
 
