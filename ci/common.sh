@@ -22,6 +22,8 @@ CANZONA_APT_PACKAGES=(
   libopenmpi-dev openmpi-bin
   libopenblas-dev liblapacke-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
+  libboost-math-dev
+  python3-matplotlib
 )
 
 log() { printf '[canzona] %s\n' "$*"; }

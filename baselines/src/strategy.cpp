@@ -1,18 +1,18 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The strategy registry: named DP × TP combinations and the DP side of every strategy.
+// The strategy registry: named DP × TP combinations, and make_step_plan, the one place a plan is
+// built.
 #include "canzona/baselines/strategy.hpp"
 
 #include <canzona/core/error.hpp>
 #include <canzona/layout/zero1.hpp>
-#include <canzona/plan/dp_partition.hpp>
 
 #include <fmt/format.h>
 
 #include <array>
 
-#include "canzona/baselines/layerwise.hpp"
+#include "plan_builder.hpp"
 
 namespace canzona::baselines {
 namespace {
@@ -30,61 +30,6 @@ constexpr std::array<NamedStrategy, 5> kStrategies = {{
     {"zero1", plan::DpStrategy::kStatic, plan::TpStrategy::kReplicated},
     {"asc", plan::DpStrategy::kCanzona, plan::TpStrategy::kAsync},
 }};
-
-LayerwiseMode layerwise_mode(plan::DpStrategy dp) {
-  switch (dp) {
-    case plan::DpStrategy::kLayerwiseRoundRobin:
-      return LayerwiseMode::kRoundRobin;
-    case plan::DpStrategy::kLayerwiseLpt:
-      return LayerwiseMode::kLpt;
-    default:
-      return LayerwiseMode::kPingPongNumel;
-  }
-}
-
-plan::DpDecision decide_dp(const model::ModelSpec& model, const layout::Zero1Layout& layout,
-                           const layout::Buffer& buffer, const plan::StrategyOptions& options) {
-  const std::vector<double> costs = plan::matrix_entry_costs(model, layout, buffer, options);
-  plan::DpDecision decision;
-  switch (options.dp) {
-    case plan::DpStrategy::kCanzona:
-      decision.partition = plan::alpha_balanced_partition(buffer, options.alpha, costs,
-                                                          options.cost == plan::CostKind::kFlops
-                                                              ? plan::BalanceUnit::kCost
-                                                              : plan::BalanceUnit::kElements);
-      decision.owner = decision.partition.owner;
-      return decision;
-    case plan::DpStrategy::kStatic:
-      decision.partition = plan::static_partition(buffer);
-      decision.owner = decision.partition.owner;
-      return decision;
-    case plan::DpStrategy::kReplicated:
-      decision.grad_sync = plan::GradSync::kAllReduce;
-      decision.param_sync = plan::ParamSync::kNone;
-      decision.partition = plan::even_partition(buffer);
-      decision.owner.assign(buffer.entries.size(), -1);
-      return decision;
-    case plan::DpStrategy::kLayerwisePingPong:
-    case plan::DpStrategy::kLayerwiseRoundRobin:
-    case plan::DpStrategy::kLayerwiseLpt: {
-      // Layer-wise deals tensors in model order; the buffer holds them reversed.
-      std::vector<std::int64_t> numels;
-      std::vector<double> model_order_costs;
-      for (std::size_t e = buffer.entries.size(); e-- > 0;) {
-        numels.push_back(buffer.entries[e].numel());
-        model_order_costs.push_back(costs[e]);
-      }
-      const std::vector<int> owner =
-          layerwise_assignment(numels, model_order_costs, buffer.dp, layerwise_mode(options.dp));
-      decision.grad_sync = plan::GradSync::kAllReduce;
-      decision.param_sync = plan::ParamSync::kAllGatherOwned;
-      decision.partition = plan::even_partition(buffer);
-      decision.owner.assign(owner.rbegin(), owner.rend());
-      return decision;
-    }
-  }
-  throw Error("decide_dp: unknown DP strategy");
-}
 
 }  // namespace
 
@@ -128,16 +73,11 @@ plan::StepPlan make_step_plan(const model::ModelSpec& model, const layout::Paral
   layout::Zero1Options zero1 = options.zero1;
   zero1.separate_matrix_buffer = true;
   layout::Zero1Layout layout = layout::build_zero1_layout(model, config, zero1);
-  std::vector<plan::DpDecision> decisions;
-  for (const layout::Buffer& buffer : layout.buffers) {
-    bool matrix = false;
-    for (const layout::BufferEntry& e : buffer.entries) matrix = matrix || e.matrix;
-    if (matrix) decisions.push_back(decide_dp(model, layout, buffer, options));
-  }
+  std::vector<detail::DpDecision> decisions = detail::decide_dp(model, layout, options);
   plan::StrategyOptions resolved = options;
   resolved.zero1 = layout.options;
-  return plan::compose_step_plan(strategy_name(options), model, std::move(layout), resolved,
-                                 std::move(decisions));
+  return detail::compose_step_plan(strategy_name(options), model, std::move(layout), resolved,
+                                   std::move(decisions));
 }
 
 }  // namespace canzona::baselines

@@ -173,5 +173,153 @@ TEST(StrategyTest, UnsplitFc1AtTpStepsGateThenUp) {
   }
 }
 
+// ---- Megatron's data flow: dtypes, gradient-only TP gathers, each baseline's own wrapper -------
+
+std::vector<plan::PlannedCollective> of_phase(const StepPlan& plan, int d, int t,
+                                              plan::Phase phase) {
+  std::vector<plan::PlannedCollective> out;
+  for (const plan::PlannedCollective& c : rank_collectives(plan, d, t)) {
+    if (c.phase == phase) out.push_back(c);
+  }
+  return out;
+}
+
+TEST(DataFlowTest, CollectivesCarryMegatronsDtypes) {
+  StrategyOptions options;
+  const StepPlan bf16 = build("qwen3-0.6b", 4, 2, "canzona", options);
+  for (const plan::PlannedCollective& c : rank_collectives(bf16, 1, 1)) {
+    const comm::DataType want = c.phase == plan::Phase::kParamSync ? comm::DataType::kBFloat16
+                                : c.phase == plan::Phase::kTpScatter
+                                    ? comm::DataType::kBFloat16  // Muon's bf16 NS direction
+                                    : comm::DataType::kFloat32;
+    EXPECT_EQ(c.dtype, want) << c.op << " in " << plan::to_string(c.phase);
+  }
+  // Bytes follow the dtype: the bf16 param all-gather moves half of the fp32 one.
+  options.precision.params = comm::DataType::kFloat32;
+  const StepPlan fp32 = build("qwen3-0.6b", 4, 2, "canzona", options);
+  const auto ag16 = of_phase(bf16, 1, 1, plan::Phase::kParamSync);
+  const auto ag32 = of_phase(fp32, 1, 1, plan::Phase::kParamSync);
+  ASSERT_EQ(ag16.size(), ag32.size());
+  ASSERT_FALSE(ag16.empty());
+  for (std::size_t i = 0; i < ag16.size(); ++i) {
+    EXPECT_EQ(ag16[i].count, ag32[i].count);
+    EXPECT_EQ(2 * ag16[i].bytes_received, ag32[i].bytes_received);
+  }
+  // Gradients reduced in bf16 on request, and the direction in fp32 for fp32 Newton–Schulz.
+  options.precision = {comm::DataType::kBFloat16, comm::DataType::kBFloat16};
+  options.optimizer.muon.ns_precision = optim::NsPrecision::kFloat32;
+  const StepPlan bf16_grads = build("qwen3-0.6b", 4, 2, "canzona", options);
+  for (const auto& c : of_phase(bf16_grads, 0, 0, plan::Phase::kGradSync)) {
+    EXPECT_EQ(c.dtype, comm::DataType::kBFloat16);
+  }
+  for (const auto& c : of_phase(bf16_grads, 0, 0, plan::Phase::kTpScatter)) {
+    EXPECT_EQ(c.dtype, comm::DataType::kFloat32);
+  }
+}
+
+TEST(DataFlowTest, TpGathersMoveGradientShardsOnly) {
+  for (std::string_view name : {"canzona", "sc"}) {
+    const StepPlan plan = build("qwen3-0.6b", 2, 4, name);
+    for (int t = 0; t < 4; ++t) {
+      std::uint64_t gathered = 0;
+      for (const auto& c : of_phase(plan, 0, t, plan::Phase::kTpGather)) {
+        gathered += c.bytes_received + c.bytes_sent;
+      }
+      // Every matrix DP rank 0 steps moves its three other fp32 shards to its host (or to
+      // every rank, TP-SC) and this rank's shard out: one fp32 element per element, no params.
+      std::uint64_t expected = 0;
+      for (const plan::MatrixPlan& m : plan.matrices) {
+        if (!m.sharded() || (m.dp_owner != 0 && m.dp_owner != -1)) continue;
+        const auto local = static_cast<std::uint64_t>(m.local.rows * m.local.cols) * 4;
+        if (m.tp_host == -1) {
+          expected += 2 * 3 * local;  // all-gather: 3 shards out, 3 in
+        } else {
+          expected += m.tp_host == t ? 3 * local : local;
+        }
+      }
+      EXPECT_EQ(gathered, expected) << name << " tp rank " << t;
+    }
+  }
+}
+
+TEST(DataFlowTest, DpScAllReducesAndStepsEverythingWithoutParamSync) {
+  const StepPlan plan = build("qwen3-0.6b", 4, 1, "sc");
+  for (const plan::BufferPlan& bp : plan.buffers) {
+    EXPECT_EQ(bp.grad_sync, plan::GradSync::kAllReduce) << bp.buffer;
+    EXPECT_EQ(bp.param_sync, plan::ParamSync::kNone) << bp.buffer;
+  }
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_TRUE(of_phase(plan, d, 0, plan::Phase::kParamSync).empty());
+  }
+  // AdamW replicated: every rank steps every AdamW element.
+  std::int64_t adamw_total = 0;
+  for (const plan::BufferPlan& bp : plan.buffers) {
+    if (!bp.matrix) adamw_total += plan.layout.buffers[bp.buffer].total;
+  }
+  for (const plan::RankLoad& load : plan_metrics(plan).ranks) {
+    EXPECT_EQ(load.adamw_elements, adamw_total);
+  }
+}
+
+TEST(DataFlowTest, LayerwiseDealsAdamWParamsAndGathersThemInTheSameAllGatherV) {
+  const StepPlan plan = build("qwen3-0.6b", 4, 1, "layerwise");
+  std::int64_t numel = 0;
+  for (const plan::BufferPlan& bp : plan.buffers) {
+    EXPECT_EQ(bp.grad_sync, plan::GradSync::kAllReduce);
+    EXPECT_EQ(bp.param_sync, plan::ParamSync::kAllGatherOwned);
+    const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
+    for (std::size_t e = 0; e < buffer.entries.size(); ++e) {
+      EXPECT_GE(bp.owner[e], 0) << buffer.entries[e].name;
+      numel += buffer.entries[e].numel();
+    }
+  }
+  ASSERT_EQ(owned_sync_groups(plan).size(), 1u) << "dense buffers share one all-gather-v";
+  std::int64_t adamw_owned = 0;
+  for (int d = 0; d < 4; ++d) {
+    const auto sync = of_phase(plan, d, 0, plan::Phase::kParamSync);
+    ASSERT_EQ(sync.size(), 1u);
+    EXPECT_EQ(sync[0].op, "all_gather");
+    EXPECT_EQ(sync[0].dtype, comm::DataType::kBFloat16);
+    EXPECT_EQ(sync[0].count, static_cast<std::size_t>(numel)) << "matrices and AdamW params";
+    adamw_owned += plan_metrics(plan).ranks[static_cast<std::size_t>(d)].adamw_elements;
+  }
+  // Each AdamW element is stepped by exactly one rank, its owner.
+  std::int64_t adamw_numel = 0;
+  for (const plan::BufferPlan& bp : plan.buffers) {
+    if (bp.matrix) continue;
+    for (const auto& e : plan.layout.buffers[bp.buffer].entries) adamw_numel += e.numel();
+  }
+  EXPECT_EQ(adamw_owned, adamw_numel);
+}
+
+TEST(DataFlowTest, SerialExecutionIssuesGatherThenScatterPerMicroGroup) {
+  StrategyOptions options;
+  options.slot_mib = 30;  // several micro-groups (the largest matrix is 24 MiB)
+  options.tp_execution = plan::TpExecution::kSerial;
+  const StepPlan serial = build("qwen3-0.6b", 1, 4, "canzona", options);
+  options.tp_execution = plan::TpExecution::kPipelined;
+  const StepPlan pipelined = build("qwen3-0.6b", 1, 4, "canzona", options);
+  ASSERT_GT(serial.micro_groups[0].size(), 2u);
+  EXPECT_NE(plan_hash(serial), plan_hash(pipelined));
+  std::vector<std::pair<plan::Phase, int>> order;
+  for (const auto& c : rank_collectives(serial, 0, 0)) {
+    if (c.micro_group >= 0) order.emplace_back(c.phase, c.micro_group);
+  }
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    EXPECT_EQ(order[i].first, i % 2 == 0 ? plan::Phase::kTpGather : plan::Phase::kTpScatter);
+    EXPECT_EQ(order[i].second, static_cast<int>(i / 2));
+  }
+  // The same collectives either way, only the order differs.
+  EXPECT_EQ(rank_collectives(serial, 0, 0).size(), rank_collectives(pipelined, 0, 0).size());
+}
+
+TEST(DataFlowTest, BadPrecisionIsAConfigError) {
+  StrategyOptions options;
+  options.precision = {comm::DataType::kFloat32, comm::DataType::kBFloat16};
+  EXPECT_THROW(build("qwen3-0.6b", 2, 1, "canzona", options), ConfigError);
+  options.precision = {comm::DataType::kFloat16, comm::DataType::kFloat32};
+  EXPECT_THROW(build("qwen3-0.6b", 2, 1, "canzona", options), ConfigError);
+}
+
 }  // namespace
 }  // namespace canzona::baselines

@@ -15,10 +15,14 @@ namespace canzona::harness {
 using CommandAction = std::function<int(std::ostream& out)>;
 
 CommandAction add_calibrate_command(CLI::App& app);
+CommandAction add_compare_command(CLI::App& app);
 CommandAction add_models_command(CLI::App& app);
 CommandAction add_plan_command(CLI::App& app);
+CommandAction add_plot_command(CLI::App& app);
 CommandAction add_project_command(CLI::App& app);
+CommandAction add_promote_command(CLI::App& app);
 CommandAction add_step_command(CLI::App& app);
+CommandAction add_table_command(CLI::App& app);
 CommandAction add_validate_command(CLI::App& app);
 
 }  // namespace canzona::harness

@@ -6,8 +6,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
+#include <sstream>
+#include <string_view>
 
 namespace canzona::harness {
 namespace {
@@ -50,6 +53,14 @@ T required(const nlohmann::json& row, const char* key, const std::string& where)
   }
 }
 
+// A field the format may omit; when present it must have the right type.
+template <typename T>
+std::optional<T> optional_field(const nlohmann::json& row, const char* key,
+                                const std::string& where) {
+  if (!row.contains(key)) return std::nullopt;
+  return required<T>(row, key, where);
+}
+
 std::optional<std::string> row_error(const nlohmann::json& row) {
   if (row.value("error_occurred", false)) {
     return row.value("error_message", std::string("error_occurred without a message"));
@@ -59,6 +70,39 @@ std::optional<std::string> row_error(const nlohmann::json& row) {
     return row.value("skip_message", std::string("skipped"));
   }
   return std::nullopt;
+}
+
+// Google Benchmark writes NaN and infinite counters as the bare words NaN, -NaN, Infinity and
+// -Infinity (1.7.1's JSONReporter: the cv of a counter whose mean is 0 is NaN), which JSON does
+// not allow. Outside strings they become null: such a counter is then absent, not a number.
+std::string with_non_finite_as_null(const std::string& text) {
+  static constexpr std::string_view kWords[] = {"-Infinity", "Infinity", "-NaN", "NaN"};
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    const auto word = std::find_if(std::begin(kWords), std::end(kWords), [&](std::string_view w) {
+      return std::string_view(text).substr(i, w.size()) == w;
+    });
+    if (!in_string && word != std::end(kWords)) {
+      out += "null";
+      i += word->size() - 1;
+      continue;
+    }
+    out += c;
+  }
+  return out;
 }
 
 }  // namespace
@@ -92,8 +136,14 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
     BenchmarkRow parsed;
     parsed.name = required<std::string>(row, "name", where);
     parsed.error = row_error(row);
-    parsed.run_type = row.value("run_type", std::string("iteration"));
-    parsed.aggregate_name = row.value("aggregate_name", std::string());
+    parsed.run_name = optional_field<std::string>(row, "run_name", where).value_or(parsed.name);
+    parsed.run_type = optional_field<std::string>(row, "run_type", where).value_or("iteration");
+    parsed.aggregate_name = optional_field<std::string>(row, "aggregate_name", where).value_or("");
+    parsed.aggregate_unit = optional_field<std::string>(row, "aggregate_unit", where).value_or("");
+    parsed.repetitions = optional_field<std::int64_t>(row, "repetitions", where).value_or(1);
+    parsed.repetition_index =
+        optional_field<std::int64_t>(row, "repetition_index", where).value_or(0);
+    parsed.label = optional_field<std::string>(row, "label", where).value_or("");
     if (!parsed.error) {
       // A failed row carries no timings in 1.7.1; only successful rows must have them.
       parsed.iterations = required<std::int64_t>(row, "iterations", where);
@@ -117,13 +167,15 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
 }
 
 BenchmarkFile read_gbench_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw ConfigError(fmt::format("cannot read '{}': no such file or not readable", path.string()));
   }
+  std::ostringstream text;
+  text << in.rdbuf();
   nlohmann::json document;
   try {
-    document = nlohmann::json::parse(in);
+    document = nlohmann::json::parse(with_non_finite_as_null(text.str()));
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError(fmt::format("'{}' is not valid JSON: {}", path.string(), e.what()));
   }

@@ -14,10 +14,13 @@ struct OptimizerFlags::Values {
   std::string optimizer;
   std::optional<double> lr, weight_decay, momentum, ns_eps, beta1, beta2, eps, shampoo_beta,
       graft_beta2, graft_epsilon;
-  std::optional<int> ns_steps, refresh_interval, precondition_frequency;
+  std::optional<int> ns_steps, refresh_interval, precondition_frequency, start_preconditioning_step;
   std::optional<std::int64_t> max_precond_dim;
   std::optional<std::string> ns_coefficients, ns_precision, muon_scale;
   bool no_nesterov = false;
+  bool nesterov = false;
+  bool bias_correct_statistics = false;
+  bool refresh_at_multiples = false;
   bool no_bias_correction = false;
   bool normalize_grads = false;
 };
@@ -37,6 +40,9 @@ OptimizerFlags::OptimizerFlags(CLI::App& cmd, std::optional<std::string> default
   cmd.add_option("--weight-decay", v.weight_decay, "Decoupled weight decay");
   cmd.add_option("--momentum", v.momentum, "Muon momentum");
   cmd.add_flag("--no-nesterov", v.no_nesterov, "Muon without Nesterov momentum");
+  cmd.add_flag("--nesterov", v.nesterov,
+               "Muon with Nesterov momentum (the default, except under --preset "
+               "canzona-reference)");
   cmd.add_option("--ns-steps", v.ns_steps, "Muon Newton-Schulz iterations");
   cmd.add_option("--ns-coefficients", v.ns_coefficients,
                  "Muon NS coefficients: simple, quintic, polar_express, aol_nvidia, qwen_express");
@@ -55,6 +61,14 @@ OptimizerFlags::OptimizerFlags(CLI::App& cmd, std::optional<std::string> default
   cmd.add_option("--graft-beta2", v.graft_beta2, "Shampoo Adam-grafting second moment");
   cmd.add_option("--graft-eps", v.graft_epsilon, "Shampoo Adam-grafting epsilon");
   cmd.add_flag("--no-bias-correction", v.no_bias_correction, "SOAP without bias correction");
+  cmd.add_flag("--bias-correct-statistics", v.bias_correct_statistics,
+               "Shampoo: roots of the bias-corrected statistics, as DistributedShampoo");
+  cmd.add_flag("--refresh-at-multiples", v.refresh_at_multiples,
+               "Shampoo: refresh roots on steps k, 2k, ... (DistributedShampoo) instead of 1, "
+               "1+k, ...");
+  cmd.add_option("--start-preconditioning-step", v.start_preconditioning_step,
+                 "Shampoo: Adam grafting alone before this step (DistributedShampoo's "
+                 "start_preconditioning_step; default 1)");
   cmd.add_flag("--normalize-grads", v.normalize_grads, "SOAP: normalise the update's RMS");
 }
 
@@ -99,10 +113,10 @@ optim::MuonScale parse_scale(const std::string& text) {
 
 }  // namespace
 
-optim::OptimizerSpec OptimizerFlags::spec() const {
+optim::OptimizerSpec OptimizerFlags::spec(const optim::OptimizerSpec& defaults) const {
   using optim::OptimizerKind;
   const Values& v = *values_;
-  optim::OptimizerSpec s;
+  optim::OptimizerSpec s = defaults;
   s.kind = optim::parse_optimizer_kind(v.optimizer);
   Applier a(s.kind);
   constexpr auto kMuon = OptimizerKind::kMuon, kShampoo = OptimizerKind::kShampoo,
@@ -115,8 +129,13 @@ optim::OptimizerSpec OptimizerFlags::spec() const {
     s.muon.weight_decay = s.shampoo.weight_decay = s.soap.weight_decay = s.adamw.weight_decay = x;
   });
   a.set(v.momentum, "--momentum", {kMuon}, [&](double x) { s.muon.momentum = x; });
+  if (v.nesterov && v.no_nesterov) {
+    throw ConfigError("--nesterov and --no-nesterov contradict each other; give one");
+  }
   a.set(v.no_nesterov ? std::optional<bool>(true) : std::nullopt, "--no-nesterov", {kMuon},
         [&](bool) { s.muon.nesterov = false; });
+  a.set(v.nesterov ? std::optional<bool>(true) : std::nullopt, "--nesterov", {kMuon},
+        [&](bool) { s.muon.nesterov = true; });
   a.set(v.ns_steps, "--ns-steps", {kMuon}, [&](int x) { s.muon.ns_steps = x; });
   a.set(v.ns_coefficients, "--ns-coefficients", {kMuon},
         [&](const std::string& x) { s.muon.coefficients = optim::parse_ns_coefficients(x); });
@@ -140,6 +159,13 @@ optim::OptimizerSpec OptimizerFlags::spec() const {
         [&](std::int64_t x) { s.shampoo.max_precond_dim = s.soap.max_precond_dim = x; });
   a.set(v.graft_beta2, "--graft-beta2", {kShampoo}, [&](double x) { s.shampoo.graft_beta2 = x; });
   a.set(v.graft_epsilon, "--graft-eps", {kShampoo}, [&](double x) { s.shampoo.graft_epsilon = x; });
+  a.set(v.bias_correct_statistics ? std::optional<bool>(true) : std::nullopt,
+        "--bias-correct-statistics", {kShampoo},
+        [&](bool) { s.shampoo.bias_correct_statistics = true; });
+  a.set(v.refresh_at_multiples ? std::optional<bool>(true) : std::nullopt, "--refresh-at-multiples",
+        {kShampoo}, [&](bool) { s.shampoo.refresh_at_multiples = true; });
+  a.set(v.start_preconditioning_step, "--start-preconditioning-step", {kShampoo},
+        [&](int x) { s.shampoo.start_preconditioning_step = x; });
   a.set(v.no_bias_correction ? std::optional<bool>(true) : std::nullopt, "--no-bias-correction",
         {kSoap}, [&](bool) { s.soap.correct_bias = false; });
   a.set(v.normalize_grads ? std::optional<bool>(true) : std::nullopt, "--normalize-grads", {kSoap},

@@ -23,9 +23,9 @@ class OptimizerFlags {
   explicit OptimizerFlags(CLI::App& command,
                           std::optional<std::string> default_optimizer = std::nullopt);
 
-  /// The spec the parsed flags describe (defaults from options.hpp for flags not given),
+  /// The spec the parsed flags describe on top of `defaults` (a preset's, or options.hpp's),
   /// validated. ConfigError for a flag that does not apply to the optimizer or a bad value.
-  optim::OptimizerSpec spec() const;
+  optim::OptimizerSpec spec(const optim::OptimizerSpec& defaults = {}) const;
 
  private:
   struct Values;

@@ -31,6 +31,7 @@ PlanReport make_report(const PlanFlags& flags) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   report.metrics = plan::plan_metrics(report.plan);
   report.hash = plan::plan_hash(report.plan);
+  report.preset = flags.preset_use();
   return report;
 }
 

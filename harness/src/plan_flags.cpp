@@ -22,43 +22,6 @@ std::string side_source(const std::optional<std::string>& side_flag, std::string
   return fmt::format("--strategy {}", strategy);
 }
 
-model::SplitOptions parse_split(const std::vector<std::string>& values) {
-  model::SplitOptions split;
-  for (const std::string& value : values) {
-    if (value == "qkv") {
-      split.qkv = true;
-    } else if (value == "qkv-per-head") {
-      split.qkv_per_head = true;
-    } else if (value == "fc1") {
-      split.fc1 = true;
-    } else {
-      throw ConfigError(
-          fmt::format("unknown --split '{}'; available: qkv, qkv-per-head, fc1 (repeat the flag "
-                      "or give a comma list)",
-                      value));
-    }
-  }
-  // Per-head fragments are cut out of the q, k and v split; asking for them alone is more
-  // likely a typo than a request for an implied qkv split, so it is refused.
-  if (split.qkv_per_head && !split.qkv) {
-    throw ConfigError(
-        "--split qkv-per-head needs --split qkv as well (per-head fragments are cut "
-        "from the q, k and v matrices); use --split qkv,qkv-per-head");
-  }
-  return split;
-}
-
-// Runs a parser of the plan library and names the flag in its error, so the message says which
-// flag to fix ("--tp-schedule: unknown micro-group mode 'x'; choose one of ...").
-template <typename Parse>
-auto parse_flag(std::string_view flag, const std::string& value, Parse&& parse) {
-  try {
-    return parse(value);
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format("{}: {}", flag, e.what()));
-  }
-}
-
 }  // namespace
 
 PlanFlags::PlanFlags(CLI::App& cmd) {
@@ -86,25 +49,13 @@ PlanFlags::PlanFlags(CLI::App& cmd) {
   cmd.add_option("--alpha", alpha_,
                  "Canzona DP balance in [0, 1]: 0 = even split, 1 = deficit-proportional "
                  "(default 1)");
-  cmd.add_option("--cost", cost_,
-                 "What partitions balance and metrics report: numel or flops "
-                 "(default flops)");
   cmd.add_option("--tp-schedule", tp_schedule_,
                  "Canzona TP micro-groups: no, single, slot or global (default global)");
-  cmd.add_option("--slot-mib", slot_mib_,
-                 "Canzona TP slot capacity, MiB of fp32 full-matrix elements per host and "
-                 "micro-group (slot/global schedules; default 0 = unbounded)");
   cmd.add_option("--transport", transport_,
                  "TP shard transport: all-to-all or gather-scatter (default all-to-all)");
-  cmd.add_option("--split", split_,
-                 "Split fused matrices for the optimizer: qkv, qkv-per-head (with qkv), fc1; "
-                 "repeat or give a comma list")
-      ->delimiter(',');
-  cmd.add_option("--bucket-size", bucket_size_,
-                 "ZeRO-1 bucket size in elements (default: Megatron's max(4e7, 1e6 x dp))")
-      ->check(CLI::PositiveNumber);
   cmd.add_flag("--high-busbw-padding", high_busbw_padding_,
                "Pad buckets to lcm(dp, 128, 65536) as Megatron's pad_buckets_for_high_nccl_busbw");
+  preset_ = std::make_unique<PresetFlags>(cmd);
   optimizer_ = std::make_unique<OptimizerFlags>(cmd, std::string("muon"));
 
   cmd.add_flag("--all-ranks", view_.all_ranks,
@@ -152,26 +103,14 @@ plan::StrategyOptions PlanFlags::strategy_options() const {
     }
     options.alpha = *alpha_;
   }
-  if (tp_schedule_ || slot_mib_) {
+  if (tp_schedule_) {
     if (options.tp != plan::TpStrategy::kCanzona) {
       throw ConfigError(fmt::format(
-          "{} applies to the canzona TP strategy only, but the TP side is '{}' (from {})",
-          tp_schedule_ ? "--tp-schedule" : "--slot-mib", plan::to_string(options.tp),
-          side_source(tp_strategy_, "tp", strategy)));
+          "--tp-schedule applies to the canzona TP strategy only, but the TP side is '{}' (from "
+          "{})",
+          plan::to_string(options.tp), side_source(tp_strategy_, "tp", strategy)));
     }
-  }
-  if (tp_schedule_) {
     options.tp_schedule = parse_flag("--tp-schedule", *tp_schedule_, plan::parse_micro_group_mode);
-  }
-  if (slot_mib_) {
-    if (options.tp_schedule != plan::MicroGroupMode::kSlot &&
-        options.tp_schedule != plan::MicroGroupMode::kGlobal) {
-      throw ConfigError(fmt::format(
-          "--slot-mib applies to --tp-schedule slot or global, not '{}' (whose micro-groups hold "
-          "one matrix per host)",
-          plan::to_string(options.tp_schedule)));
-    }
-    options.slot_mib = *slot_mib_;
   }
   if (transport_) {
     if (options.tp == plan::TpStrategy::kReplicated) {
@@ -182,10 +121,8 @@ plan::StrategyOptions PlanFlags::strategy_options() const {
     }
     options.transport = parse_flag("--transport", *transport_, plan::parse_tp_transport);
   }
-  if (cost_) options.cost = parse_flag("--cost", *cost_, plan::parse_cost_kind);
-  options.split = parse_split(split_);
-  options.optimizer = optimizer_->spec();
-  options.zero1.bucket_size = bucket_size_;
+  preset_->apply(options, /*check_sides=*/true);
+  options.optimizer = optimizer_->spec(options.optimizer);
   options.zero1.pad_for_high_nccl_busbw = high_busbw_padding_;
   plan::validate(options);
   return options;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "optimizer_flags.hpp"
+#include "preset_flags.hpp"
 
 namespace canzona::harness {
 
@@ -44,9 +45,13 @@ class PlanFlags {
   /// dp, tp and GPUs per node, checked against the model and --gpus. ConfigError otherwise.
   layout::ParallelConfig parallel_config(const model::ModelSpec& model) const;
 
-  /// The strategy options the flags describe, after the precedence above; validated.
-  /// ConfigError for an unknown name, a conflicting combination or a value out of range.
+  /// The strategy options the flags describe, after the precedence above and the preset with
+  /// its overrides; validated. ConfigError for an unknown name, a conflicting combination or a
+  /// value out of range.
   plan::StrategyOptions strategy_options() const;
+
+  /// The preset and the flags that overrode it.
+  PresetUse preset_use() const { return preset_->use(); }
 
  private:
   std::string model_;
@@ -56,11 +61,9 @@ class PlanFlags {
   int gpus_per_node_ = 8;
   std::optional<std::string> strategy_, dp_strategy_, tp_strategy_;
   std::optional<double> alpha_;
-  std::optional<std::string> cost_, tp_schedule_, transport_;
-  std::optional<double> slot_mib_;
-  std::vector<std::string> split_;
-  std::int64_t bucket_size_ = 0;  // 0: Megatron's default
+  std::optional<std::string> tp_schedule_, transport_;
   bool high_busbw_padding_ = false;
+  std::unique_ptr<PresetFlags> preset_;
   std::unique_ptr<OptimizerFlags> optimizer_;
   PlanViewFlags view_;
 };

@@ -4,6 +4,7 @@
 
 #include <canzona/layout/json.hpp>
 #include <canzona/model/json.hpp>
+#include <canzona/plan/preset.hpp>
 
 #include <string_view>
 
@@ -38,7 +39,10 @@ Json optimizer_json(const optim::OptimizerSpec& spec) {
                        {"refresh_interval", o.refresh_interval},
                        {"max_precond_dim", o.max_precond_dim},
                        {"graft_beta2", o.graft_beta2},
-                       {"graft_epsilon", o.graft_epsilon}});
+                       {"graft_epsilon", o.graft_epsilon},
+                       {"bias_correct_statistics", o.bias_correct_statistics},
+                       {"refresh_at_multiples", o.refresh_at_multiples},
+                       {"start_preconditioning_step", o.start_preconditioning_step}});
       break;
     }
     case optim::OptimizerKind::kSoap: {
@@ -77,6 +81,10 @@ Json options_json(const plan::StrategyOptions& o) {
       {"tp_schedule", plan::to_string(o.tp_schedule)},
       {"slot_mib", o.slot_mib},
       {"transport", plan::to_string(o.transport)},
+      {"tp_execution", plan::to_string(o.tp_execution)},
+      {"precision",
+       {{"params", plan::dtype_name(o.precision.params)},
+        {"grad_reduce", plan::dtype_name(o.precision.grad_reduce)}}},
       {"split",
        {{"qkv", o.split.qkv}, {"qkv_per_head", o.split.qkv_per_head}, {"fc1", o.split.fc1}}},
       {"optimizer", optimizer_json(o.optimizer)},
@@ -90,12 +98,13 @@ Json collective_json(const plan::PlannedCollective& c) {
   Json json = {{"phase", plan::to_string(c.phase)},
                {"group", c.group == plan::Group::kDp ? "dp" : "tp"},
                {"op", c.op},
+               {"dtype", plan::dtype_name(c.dtype)},
                {"group_size", c.group_size}};
   if (c.root >= 0) json["root"] = c.root;
   json["count"] = c.count;
   json["bytes_sent"] = c.bytes_sent;
   json["bytes_received"] = c.bytes_received;
-  if (c.group == plan::Group::kDp) json["buffer"] = c.buffer;
+  if (c.group == plan::Group::kDp && c.buffer != plan::kEveryBuffer) json["buffer"] = c.buffer;
   if (c.bucket >= 0) json["bucket"] = c.bucket;
   if (c.micro_group >= 0) json["micro_group"] = c.micro_group;
   if (c.matrix >= 0) json["matrix"] = c.matrix;
@@ -193,6 +202,10 @@ Json plan_json(const PlanReport& report) {
       {"parallel",
        {{"dp", c.dp}, {"tp", c.tp}, {"gpus", c.world()}, {"gpus_per_node", c.gpus_per_node}}},
       {"strategy", p.strategy},
+      {"preset",
+       {{"name", plan::to_string(report.preset.preset)},
+        {"source", plan::preset_source(report.preset.preset)},
+        {"overrides", report.preset.overrides}}},
       {"options", options_json(p.options)},
       {"imbalance", m.imbalance},
       {"lower_bound", m.lower_bound},

@@ -4,6 +4,7 @@
 
 #include <canzona/layout/format.hpp>
 #include <canzona/optim/options.hpp>
+#include <canzona/plan/preset.hpp>
 
 #include <fmt/format.h>
 
@@ -61,13 +62,26 @@ void print_header(Out it, const PlanReport& report) {
                  plan::to_string(o.dp), plan::to_string(o.tp),
                  c.tp == 1 ? " (tp 1: no TP side)" : "");
   fmt::format_to(it, "  {:<10} {}\n", "optimizer", optimizer_text(o.optimizer));
+  fmt::format_to(it, "  {:<10} {} ({}){}\n", "preset", plan::to_string(report.preset.preset),
+                 plan::preset_source(report.preset.preset),
+                 report.preset.overrides.empty()
+                     ? std::string()
+                     : fmt::format("; overridden by {}", fmt::join(report.preset.overrides, ", ")));
   // Settings a side does not read print as "-": they did not shape this plan.
   fmt::format_to(
-      it, "  {:<10} cost {}  alpha {}  tp schedule {}  slot {}  transport {}  split {}\n",
+      it,
+      "  {:<10} cost {}  alpha {}  tp schedule {}  slot {}  transport {}  tp execution "
+      "{}  split {}\n",
       "settings", plan::to_string(o.cost), canzona_dp ? fmt::format("{:g}", o.alpha) : "-",
       canzona_tp ? std::string(plan::to_string(o.tp_schedule)) : "-",
       !slotted ? "-" : (o.slot_mib > 0 ? fmt::format("{:g} MiB", o.slot_mib) : "unbounded"),
-      transported ? std::string(plan::to_string(o.transport)) : "-", split_text(o.split));
+      transported ? std::string(plan::to_string(o.transport)) : "-",
+      transported ? std::string(plan::to_string(o.tp_execution)) : "-", split_text(o.split));
+  fmt::format_to(it, "  {:<10} {} model parameters, {} gradient reduction{}\n", "precision",
+                 plan::dtype_name(o.precision.params), plan::dtype_name(o.precision.grad_reduce),
+                 o.precision.params == comm::DataType::kBFloat16
+                     ? ", fp32 main parameters and state on the owner"
+                     : "");
   std::vector<std::string> buffers;
   for (const layout::Buffer& b : p.layout.buffers) {
     buffers.push_back(fmt::format("{} ({})", b.name, counted(b.buckets.size(), "bucket")));

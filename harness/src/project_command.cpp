@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "model_argument.hpp"
 #include "optimizer_flags.hpp"
+#include "preset_flags.hpp"
 #include "project_report.hpp"
 
 #include <canzona/backend/backend.hpp>
@@ -44,10 +45,9 @@ struct ProjectOptions {
   std::string compute_cache;
   int measure_steps = 5;
   std::optional<double> alpha;
-  std::optional<std::string> cost;
-  std::optional<double> slot_mib;
   std::optional<std::string> transport;
-  std::int64_t bucket_size = 0;
+  std::unique_ptr<PresetFlags> preset;
+  std::vector<double> gemm_efficiency;
   std::string uneven = "grouped";
   bool per_rank = false;
   bool json = false;
@@ -73,17 +73,16 @@ layout::ParallelConfig parallel_config(const ProjectOptions& o, const model::Mod
 
 plan::StrategyOptions strategy_options(const ProjectOptions& o, const std::string& strategy) {
   plan::StrategyOptions options;
-  options.optimizer = o.optimizer->spec();
   try {
     baselines::apply_strategy(strategy, options);
   } catch (const ConfigError& e) {
     throw ConfigError(fmt::format("--strategy: {}", e.what()));
   }
+  // Several strategies: settings apply where their sides read them.
+  o.preset->apply(options, /*check_sides=*/false);
+  options.optimizer = o.optimizer->spec(options.optimizer);
   if (o.alpha) options.alpha = *o.alpha;
-  if (o.cost) options.cost = plan::parse_cost_kind(*o.cost);
-  if (o.slot_mib) options.slot_mib = *o.slot_mib;
   if (o.transport) options.transport = plan::parse_tp_transport(*o.transport);
-  options.zero1.bucket_size = o.bucket_size;
   plan::validate(options);
   return options;
 }
@@ -96,17 +95,25 @@ struct ComputeSource {
   std::unique_ptr<sim::ComputeModel> model;
 };
 
-ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topology) {
+bool measures(const ProjectOptions& o, const sim::Topology& topology) {
+  return o.compute == "measured" || (o.compute == "auto" && !topology.device);
+}
+
+// Cost-model compute at GEMM efficiency `efficiency` (0: the topology's own), or measured
+// compute on the local backend.
+ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topology,
+                           double efficiency) {
   ComputeSource source;
-  const bool measured = o.compute == "measured" || (o.compute == "auto" && !topology.device);
-  if (!measured) {
+  if (!measures(o, topology)) {
     if (!topology.device) {
       throw ConfigError(fmt::format(
           "--compute cost-model needs a device profile, but topology '{}' has none; add a "
           "\"device\" section to the topology file or use --compute measured",
           topology.name));
     }
-    source.model = std::make_unique<sim::CostModelCompute>(*topology.device);
+    sim::DeviceProfile device = *topology.device;
+    if (efficiency > 0) device.gemm_efficiency = efficiency;
+    source.model = std::make_unique<sim::CostModelCompute>(device);
     return source;
   }
   source.backend = backend::make_backend(o.backend);
@@ -119,6 +126,43 @@ ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topolog
   return source;
 }
 
+// The GEMM efficiencies of the band, low to high; empty for measured compute.
+std::vector<double> efficiency_band(const ProjectOptions& o, const sim::Topology& topology) {
+  if (measures(o, topology)) {
+    if (!o.gemm_efficiency.empty()) {
+      throw ConfigError(
+          "--gemm-efficiency applies to cost-model compute; measured compute has no assumed "
+          "efficiency (drop the flag or use --compute cost-model)");
+    }
+    return {};
+  }
+  std::vector<double> band =
+      o.gemm_efficiency.empty() ? std::vector<double>{0.40, 0.55, 0.70} : o.gemm_efficiency;
+  for (std::size_t i = 0; i < band.size(); ++i) {
+    if (!(band[i] > 0 && band[i] <= 1) || (i > 0 && band[i] <= band[i - 1])) {
+      throw ConfigError(fmt::format(
+          "--gemm-efficiency {}: give increasing fractions in (0, 1], e.g. 0.4,0.55,0.7",
+          fmt::join(band, ",")));
+    }
+  }
+  return band;
+}
+
+std::string settings_line(const plan::StepPlan& plan) {
+  const plan::StrategyOptions& o = plan.options;
+  std::vector<std::string_view> split;
+  if (o.split.qkv) split.push_back(o.split.qkv_per_head ? "qkv per head" : "qkv");
+  if (o.split.fc1) split.push_back("fc1");
+  return fmt::format(
+      "bucket {} elements, cost {}, slot {}, TP execution {}, {} params / {} gradient "
+      "reduction, split {}",
+      plan.layout.options.bucket_size, plan::to_string(o.cost),
+      o.slot_mib > 0 ? fmt::format("{:g} MiB", o.slot_mib) : std::string("unbounded"),
+      plan::to_string(o.tp_execution), plan::dtype_name(o.precision.params),
+      plan::dtype_name(o.precision.grad_reduce),
+      split.empty() ? std::string("none") : fmt::format("{}", fmt::join(split, ", ")));
+}
+
 int project(const ProjectOptions& o, std::ostream& out) {
   const model::ModelSpec spec = resolve_model(o.model);
   const sim::Topology topology = sim::resolve_topology(o.topology);
@@ -128,31 +172,42 @@ int project(const ProjectOptions& o, std::ostream& out) {
   for (const std::string& strategy : o.strategies) {
     plans.push_back(baselines::make_step_plan(spec, config, strategy_options(o, strategy)));
   }
-  ComputeSource compute = make_compute(o, topology);
+  std::vector<double> efficiencies = efficiency_band(o, topology);
+  if (efficiencies.empty()) efficiencies.push_back(0.0);  // measured: one set
 
   sim::ProjectionOptions projection;
   projection.uneven = sim::parse_uneven_collectives(o.uneven);
-  std::vector<sim::Projection> projections;
-  for (const plan::StepPlan& plan : plans) {
-    projections.push_back(sim::project(plan, topology, *compute.model, projection));
-  }
-  if (compute.cache && !o.compute_cache.empty()) compute.cache->save(o.compute_cache);
-
+  std::vector<ProjectionBand> bands;
   ProjectionContext context;
+  for (const double efficiency : efficiencies) {
+    ComputeSource compute = make_compute(o, topology, efficiency);
+    ProjectionBand band;
+    band.efficiency = efficiency;
+    for (const plan::StepPlan& plan : plans) {
+      band.projections.push_back(sim::project(plan, topology, *compute.model, projection));
+    }
+    if (compute.cache && !o.compute_cache.empty()) compute.cache->save(o.compute_cache);
+    if (bands.size() == efficiencies.size() / 2) {
+      context.compute_source = compute.model->description();
+    }
+    bands.push_back(std::move(band));
+  }
+
   context.model = spec.display_name;
   context.optimizer = std::string(optim::to_string(o.optimizer->spec().kind));
   context.gpus = config.world();
   context.dp = config.dp;
   context.tp = config.tp;
   context.topology = topology;
-  context.compute_source = compute.model->description();
+  context.preset = o.preset->use();
+  context.settings = settings_line(plans.front());
   std::string text;
   if (o.json) {
-    text = fmt::format("{}\n", projection_document(context, projections, o.per_rank).dump(2));
+    text = fmt::format("{}\n", projection_document(context, bands, o.per_rank).dump(2));
   } else if (o.markdown) {
-    text = format_projection_markdown(context, projections);
+    text = format_projection_markdown(context, bands);
   } else {
-    text = format_projection_table(context, projections);
+    text = format_projection_table(context, bands);
   }
   if (o.out.empty()) {
     out << text;
@@ -203,14 +258,13 @@ CommandAction add_project_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--alpha", o->alpha, "Canzona DP balance alpha in [0, 1] (default 1)");
-  cmd->add_option("--cost", o->cost, "Balancing cost: flops (default) or numel");
-  cmd->add_option("--slot-mib", o->slot_mib,
-                  "Canzona TP micro-group slot capacity, MiB of fp32 (default 0 = unbounded)");
   cmd->add_option("--transport", o->transport,
                   "TP transport: all-to-all (default) or gather-scatter");
-  cmd->add_option("--bucket-size", o->bucket_size,
-                  "ZeRO-1 bucket size in elements (default: Megatron's max(4e7, 1e6 x dp))")
-      ->check(CLI::PositiveNumber);
+  o->preset = std::make_unique<PresetFlags>(*cmd);
+  cmd->add_option("--gemm-efficiency", o->gemm_efficiency,
+                  "Cost-model compute: GEMM efficiencies of the band every ratio is given for, "
+                  "low to high (default 0.4,0.55,0.7; the table shows the middle one)")
+      ->delimiter(',');
   cmd->add_option("--uneven", o->uneven,
                   "Uneven reduce-scatter / all-gather: grouped (rooted reduce / broadcast per "
                   "part, as lib/comm runs them) or padded (parts padded to the largest)")

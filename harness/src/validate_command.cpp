@@ -8,6 +8,7 @@
 #include <canzona/core/error.hpp>
 #include <canzona/harness/cli.hpp>
 #include <canzona/harness/gbench_json.hpp>
+#include <canzona/harness/run_series.hpp>
 
 #include <fmt/format.h>
 
@@ -22,30 +23,35 @@ struct ValidateOptions {
   bool allow_debug = false;
 };
 
-// Context keys written by suites/common/bench_main.cpp that every stored run must carry.
-constexpr const char* kProvenanceKeys[] = {"canzona_git_sha", "canzona_build_type",
-                                           "canzona_config", "device_kind"};
+// Every name has its family's shape (the one parser, results/SCHEMA.md), and a projected row
+// can never pass for a measurement: `/projected` in the name, `projected` = 1 and a topology.
+void check_names_and_projections(const Run& run) {
+  for (const Series& series : run.series) {
+    const std::optional<double> flag = series.counter("projected");
+    if (flag && *flag != (series.name.projected ? 1.0 : 0.0)) {
+      throw ConfigError(fmt::format(
+          "{}: '{}' has projected = {} but its name {} '/projected'; the name and the counter "
+          "must agree",
+          run.source, series.name.key, *flag, series.name.projected ? "ends in" : "lacks"));
+    }
+    if (series.projected() && projection_topology(run, series).empty()) {
+      throw ConfigError(fmt::format(
+          "{}: projected row '{}' names no topology (label field 'topology=' or context key "
+          "'topology')",
+          run.source, series.name.key));
+    }
+  }
+}
 
 int validate(const ValidateOptions& options, std::ostream& out) {
   int failed_rows = 0;
   for (const std::string& path : options.files) {
     const BenchmarkFile file = read_gbench_json(path);
-    for (const char* key : kProvenanceKeys) {
-      if (file.context.count(key) == 0) {
-        throw ConfigError(
-            fmt::format("{}: context has no '{}' (not written by a canzona suite?)", path, key));
-      }
-    }
-    const std::string& build = file.context.at("canzona_build_type");
-    if (!options.allow_debug && build != "Release" && build != "RelWithDebInfo") {
-      throw ConfigError(
-          fmt::format("{}: built as '{}'; benchmark numbers need a Release build "
-                      "(pass --allow-debug to validate the format only)",
-                      path, build));
-    }
+    require_canzona_provenance(file.context, path, options.allow_debug);
     if (file.rows.empty()) {
       throw ConfigError(fmt::format("{}: no benchmarks (check --benchmark_filter)", path));
     }
+    check_names_and_projections(make_run(file, path));
     for (const BenchmarkRow& row : file.rows) {
       if (row.error) {
         ++failed_rows;

@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 namespace canzona::harness {
 namespace {
 
@@ -84,6 +87,25 @@ TEST(GbenchJsonTest, RejectsDocumentsThatAreNotBenchmarkOutput) {
   nlohmann::json nameless = valid_document();
   nameless["benchmarks"][2].erase("name");
   expect_config_error(nameless, "benchmarks[2]: missing field 'name'");
+}
+
+// Google Benchmark 1.7.1 writes the cv of a counter whose mean is 0 as a bare NaN (not JSON).
+TEST(GbenchJsonTest, ReadsFilesWithNonFiniteCountersAsAbsentCounters) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("canzona-gbench-nan-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+       ".json");
+  std::ofstream(path) << R"({"context": {"note": "NaN and -Infinity stay in strings \" NaN"},
+    "benchmarks": [{"name": "Planner/zero1/qwen3-8b/gpus:8/dp:8/tp:1_cv", "run_type": "aggregate",
+      "aggregate_name": "cv", "iterations": 9, "real_time": 0.04, "cpu_time": 0.01,
+      "time_unit": "ms", "padding_elems": NaN, "buckets": -NaN, "a": Infinity, "b": -Infinity,
+      "params": 0.5}]})";
+  const BenchmarkFile file = read_gbench_json(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(file.context.at("note"), "NaN and -Infinity stay in strings \" NaN");
+  ASSERT_EQ(file.rows.size(), 1u);
+  EXPECT_EQ(file.rows[0].counters.size(), 1u);
+  EXPECT_DOUBLE_EQ(file.rows[0].counters.at("params"), 0.5);
 }
 
 }  // namespace

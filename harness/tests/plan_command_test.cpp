@@ -107,6 +107,7 @@ TEST(PlanCommandTest, JsonCarriesMetricsRanksCollectivesBucketsAndOwners) {
   const std::vector<std::string> expected = {"model",
                                              "parallel",
                                              "strategy",
+                                             "preset",
                                              "options",
                                              "imbalance",
                                              "lower_bound",
@@ -291,6 +292,66 @@ TEST(PlanCommandTest, TheSuggestedSlotCapacityIsEnough) {
   EXPECT_EQ(fixed.exit_code, 0) << "following the advice of\n" << r.err << "failed:\n" << fixed.err;
 }
 
+TEST(PlanCommandTest, PresetsSetTheirValuesFlagsOverrideThemAndThePlanSaysWhich) {
+  const nlohmann::json reference = plan_json(with(kPlan8, {"--preset", "canzona-reference"}));
+  EXPECT_EQ(reference["preset"]["name"], "canzona-reference");
+  EXPECT_TRUE(reference["preset"]["overrides"].empty());
+  EXPECT_NE(reference["preset"]["source"].get<std::string>().find("train.sh"), std::string::npos);
+  const nlohmann::json& o = reference["options"];
+  EXPECT_EQ(o["bucket_size"], 400000000);
+  EXPECT_EQ(o["cost"], "numel");
+  EXPECT_EQ(o["slot_mib"], 1600.0);
+  EXPECT_EQ(o["tp_execution"], "serial");
+  EXPECT_EQ(o["precision"]["params"], "bf16");
+  EXPECT_EQ(o["precision"]["grad_reduce"], "fp32");
+  EXPECT_EQ(o["optimizer"]["ns_coefficients"], "simple");
+  EXPECT_EQ(o["optimizer"]["nesterov"], false);
+
+  const nlohmann::json overridden =
+      plan_json(with(kPlan8, {"--preset", "canzona-reference", "--cost", "flops", "--nesterov"}));
+  EXPECT_EQ(overridden["options"]["cost"], "flops");
+  EXPECT_EQ(overridden["options"]["optimizer"]["nesterov"], true);
+  EXPECT_EQ(overridden["options"]["tp_execution"], "serial");
+  EXPECT_EQ(overridden["preset"]["overrides"], nlohmann::json::array({"--cost flops"}));
+
+  const nlohmann::json megatron = plan_json(kPlan8);
+  EXPECT_EQ(megatron["preset"]["name"], "megatron");
+  EXPECT_EQ(megatron["options"]["bucket_size"], 40000000);
+  EXPECT_EQ(megatron["options"]["cost"], "flops");
+  EXPECT_EQ(megatron["options"]["tp_execution"], "pipelined");
+
+  const ProcessResult text =
+      bench(with(kPlan8, {"--preset", "canzona-reference", "--cost", "flops"}));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "preset     canzona-reference")) << text.out;
+  EXPECT_TRUE(contains(text.out, "overridden by --cost flops")) << text.out;
+  EXPECT_TRUE(contains(text.out, "tp execution serial")) << text.out;
+  EXPECT_TRUE(contains(text.out, "precision  bf16 model parameters, fp32 gradient reduction"))
+      << text.out;
+}
+
+TEST(PlanCommandTest, CollectivesCarryTheirDtypeAndTpGathersAreGradientOnly) {
+  const nlohmann::json j = plan_json(kPlan8);
+  std::map<std::string, std::string> dtype_of_phase;
+  for (const auto& c : j["ranks"][0]["collectives"]) {
+    const std::string phase = c["phase"];
+    const std::string dtype = c["dtype"];
+    if (dtype_of_phase.count(phase) != 0) {
+      EXPECT_EQ(dtype_of_phase[phase], dtype) << phase;
+    }
+    dtype_of_phase[phase] = dtype;
+  }
+  EXPECT_EQ(dtype_of_phase["grad_sync"], "fp32");
+  EXPECT_EQ(dtype_of_phase["tp_gather"], "fp32");
+  EXPECT_EQ(dtype_of_phase["tp_scatter"], "bf16");  // Muon's bf16 Newton–Schulz direction
+  EXPECT_EQ(dtype_of_phase["param_sync"], "bf16");
+  // A TP all-to-all moves gradient shards only: the gather receives what the scatter sends
+  // (one shard per matrix each way), at 4 bytes per element against the scatter's 2.
+  const auto& bytes = j["ranks"][0]["bytes"];
+  EXPECT_EQ(bytes["tp_gather"]["received"].get<std::uint64_t>(),
+            2 * bytes["tp_scatter"]["sent"].get<std::uint64_t>());
+}
+
 struct BadPlan {
   std::string label;
   std::vector<std::string> flags;  // appended to kPlan8
@@ -355,6 +416,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadPlan{"transport_with_tp_sc",
                 {"--strategy", "zero1", "--transport", "all-to-all"},
                 "--transport applies to the canzona and asc TP strategies"},
+        BadPlan{"unknown_preset", {"--preset", "nemo"}, "--preset: unknown preset 'nemo'"},
+        BadPlan{"unknown_tp_execution", {"--tp-execution", "eager"}, "--tp-execution: unknown"},
+        BadPlan{"tp_execution_with_tp_sc",
+                {"--strategy", "zero1", "--tp-execution", "serial"},
+                "--tp-execution applies to TP sides with micro-groups"},
+        BadPlan{"slot_with_tp_sc_under_a_preset",
+                {"--preset", "canzona-reference", "--strategy", "layerwise", "--slot-mib", "8"},
+                "--slot-mib applies to the canzona TP strategy only"},
+        BadPlan{"unknown_param_dtype", {"--param-dtype", "fp16"}, "unknown --param-dtype 'fp16'"},
+        BadPlan{"bf16_grads_with_fp32_params",
+                {"--param-dtype", "fp32", "--grad-reduce-dtype", "bf16"},
+                "gradients reduced in bf16 need bf16 model parameters"},
+        BadPlan{"nesterov_both_ways", {"--nesterov", "--no-nesterov"}, "contradict"},
+        BadPlan{"shampoo_preconditioning_before_its_first_root",
+                {"--optimizer", "shampoo", "--refresh-at-multiples"},
+                "start_preconditioning_step"},
         BadPlan{"dp_times_tp_not_world", {"--gpus", "16"}, "16"},
         BadPlan{"tp_above_node", {"--gpus-per-node", "1"}, "tp"},
         BadPlan{"adamw_has_no_plan", {"--optimizer", "adamw"}, "matrix optimizer"}),

@@ -110,6 +110,13 @@ TEST_F(ProjectCommandTest, BadInputExitsTwoWithNothingOnStdout) {
       {"--gpus", "8", "--strategy", "canzona,bogus"},  // unknown strategy
       {"--gpus", "8", "--uneven", "sometimes"},        // CLI choice
       {"--gpus", "8", "--compute", "cost-model", "--topology", "__FILE__"},  // no device
+      {"--gpus", "8", "--preset", "nemo"},                                   // unknown preset
+      {"--gpus", "24", "--tp", "3", "--split", "qkv"},  // the split does not fit the heads
+      {"--gpus", "8", "--split", "qkv-per-head"},       // per-head needs qkv
+      {"--gpus", "8", "--gemm-efficiency", "0.7,0.4"},  // not increasing
+      {"--gpus", "8", "--gemm-efficiency", "0,0.5"},    // outside (0, 1]
+      {"--gpus", "8", "--compute", "measured", "--gemm-efficiency", "0.5"},  // not applicable
+      {"--gpus", "8", "--tp-execution", "eager"},                            // unknown
   };
   nlohmann::json no_device = nlohmann::json::parse(R"({"name": "bare", "gpus_per_node": 8,
       "intra_node": {"step_latency_us": 1, "busbw_gbps": 100},
@@ -129,6 +136,42 @@ TEST_F(ProjectCommandTest, BadInputExitsTwoWithNothingOnStdout) {
     EXPECT_FALSE(r.err.empty());
     EXPECT_FALSE(fs::exists(file("never.json")));
   }
+}
+
+TEST_F(ProjectCommandTest, PresetSplitBandHeadlineAndUnknownsAreReported) {
+  const ProcessResult r =
+      bench({"project", "--model", "qwen3-1.7b", "--gpus", "16", "--tp", "2", "--optimizer", "muon",
+             "--strategy", "canzona,sc,layerwise,canzona+sc", "--preset", "canzona-reference",
+             "--split", "fc1", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["preset"]["name"], "canzona-reference");
+  EXPECT_EQ(j["preset"]["overrides"], nlohmann::json::array({"--split fc1"}));
+  EXPECT_NE(j["settings"].get<std::string>().find("TP execution serial"), std::string::npos);
+  EXPECT_NE(j["settings"].get<std::string>().find("split fc1"), std::string::npos);
+  EXPECT_NE(j["unknowns"].get<std::string>().find("sequence length"), std::string::npos);
+  ASSERT_EQ(j["bands"].size(), 3u);
+  EXPECT_DOUBLE_EQ(j["gemm_efficiency"].get<double>(), 0.55);
+  const auto& headline = j["canzona_speedup_vs"]["layerwise"];
+  ASSERT_EQ(headline["band"].size(), 3u);
+  // More efficient GEMMs shrink the compute that Canzona balances better, so the ratio moves
+  // with the band; it is printed for every point, never as a single number.
+  EXPECT_GT(headline["band"][0]["step"].get<double>(), 0.0);
+  EXPECT_NE(j["canzona_speedup_vs"]["sc"]["label"].get<std::string>().find("fully replicated"),
+            std::string::npos);
+  EXPECT_NE(j["canzona_speedup_vs"]["canzona+sc"]["label"].get<std::string>().find("TP-SC only"),
+            std::string::npos);
+
+  const ProcessResult text = bench(
+      {"project", "--model", "qwen3-1.7b", "--gpus", "16", "--tp", "2", "--optimizer", "muon"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const std::size_t layerwise = text.out.find("canzona vs layerwise");
+  const std::size_t sc = text.out.find("canzona vs sc");
+  ASSERT_NE(layerwise, std::string::npos) << text.out;
+  ASSERT_NE(sc, std::string::npos) << text.out;
+  EXPECT_LT(layerwise, sc) << "layer-wise is the headline";
+  EXPECT_NE(text.out.find("GEMM efficiency 40 % / 55 % / 70 %"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("not known to this projection"), std::string::npos);
 }
 
 TEST_F(ProjectCommandTest, CalibratedTopologyFileDrivesAMeasuredProjection) {

@@ -100,6 +100,8 @@ macro(canzona_find_required_packages)
   find_package(fmt REQUIRED)
   find_package(nlohmann_json 3.10 REQUIRED)
   find_package(CLI11 REQUIRED)
+  # Boost.Math (header-only, Debian libboost-math-dev): distributions for the regression gate.
+  find_package(Boost 1.74 REQUIRED CONFIG COMPONENTS headers)
   find_package(Threads REQUIRED)
   if(CANZONA_BUILD_TESTS)
     find_package(GTest REQUIRED)

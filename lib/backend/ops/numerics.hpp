@@ -14,43 +14,26 @@
 // formula written with these functions gives the same bits on the CPU and the GPU.
 #pragma once
 
+#include <canzona/core/bf16.hpp>
+#include <canzona/core/float_bits.hpp>
+
 #include <cstdint>
 
 #if !defined(__CUDA_ARCH__)
 #include <cmath>
-#include <cstring>
-#endif
-
-#if defined(__CUDACC__)
-#define CANZONA_HD __host__ __device__
-#else
-#define CANZONA_HD
 #endif
 
 namespace canzona::backend::ops {
 
-/// bf16 is stored as its 16-bit pattern: the upper half of an fp32.
-using bf16_bits = std::uint16_t;
-
-CANZONA_HD inline std::uint32_t bits_of(float x) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(x);
-#else
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof(bits));
-  return bits;
-#endif
-}
-
-CANZONA_HD inline float float_of(std::uint32_t bits) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(bits);
-#else
-  float x;
-  std::memcpy(&x, &bits, sizeof(x));
-  return x;
-#endif
-}
+// The bit patterns and the one bf16 conversion live in lib/core (canzona/core/bf16.hpp), shared
+// with the MPI communicator's bf16 sums and the executor.
+using canzona::bf16_bits;
+using canzona::bf16_to_float;
+using canzona::bits_of;
+using canzona::float_of;
+using canzona::float_to_bf16;
+using canzona::kBf16Nan;
+using canzona::round_to_bf16;
 
 /// The one quiet NaN the rules below produce (the default NaN of both x86 and CUDA is not the
 /// same pattern, so a produced NaN is never left to the hardware).
@@ -110,31 +93,6 @@ CANZONA_HD inline float max_nan(float a, float b) {
   if (is_nan(a) || is_nan(b)) return float_of(kNanBits);
   return a < b ? b : a;
 }
-
-// ---- bf16 -----------------------------------------------------------------------------------
-
-/// Exact widening: the bf16 pattern becomes the upper half of the fp32.
-CANZONA_HD inline float bf16_to_float(bf16_bits bits) {
-  return float_of(static_cast<std::uint32_t>(bits) << 16);
-}
-
-/// The one bf16 NaN (PyTorch's c10::BFloat16 encoding); every NaN narrows to it.
-inline constexpr bf16_bits kBf16Nan = 0x7fc0U;
-
-/// fp32 → bf16, round to nearest even (PyTorch, tensor cores). Subnormals need no special case
-/// because bf16 has fp32's exponent range; values past the largest bf16 round to ±Inf. A NaN
-/// becomes kBf16Nan: plain rounding could carry a payload that lives only in the low 16 bits
-/// into an Inf, and cuda_bf16.h's own conversion would give 0x7FFF where the host gave another
-/// pattern.
-CANZONA_HD inline bf16_bits float_to_bf16(float value) {
-  const std::uint32_t bits = bits_of(value);
-  if ((bits & 0x7fffffffU) > 0x7f800000U) return kBf16Nan;
-  const std::uint32_t lsb = (bits >> 16) & 1U;
-  return static_cast<bf16_bits>((bits + 0x7fffU + lsb) >> 16);
-}
-
-/// The fp32 value `value` takes after a round trip through bf16.
-CANZONA_HD inline float round_to_bf16(float value) { return bf16_to_float(float_to_bf16(value)); }
 
 // ---- element access: fp32 as is, bf16 widened on load and rounded on store -------------------
 

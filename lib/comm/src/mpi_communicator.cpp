@@ -6,6 +6,7 @@
 
 #include "mpi_check.hpp"
 
+#include <canzona/core/bf16.hpp>
 #include <canzona/core/error.hpp>
 
 #include <fmt/format.h>
@@ -120,6 +121,27 @@ int to_mpi_level(ThreadLevel level) {
       return MPI_THREAD_MULTIPLE;
   }
   return MPI_THREAD_FUNNELED;
+}
+
+// MPI has no bf16 type, so a bf16 sum is a user operation on 16-bit words: each pairwise
+// combination widens both operands to fp32 (exact), adds once and rounds to nearest even, the
+// arithmetic of one hop of NCCL's bf16 ring. Which pairs are combined, in which association, is
+// the MPI algorithm's choice (the operation is commutative), so a sum of more than two ranks may
+// round differently from NCCL's ring; sums that are exact in bf16 agree everywhere.
+void bf16_sum(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
+  const auto* a = static_cast<const std::uint16_t*>(in);
+  auto* b = static_cast<std::uint16_t*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = float_to_bf16(bf16_to_float(a[i]) + bf16_to_float(b[i]));
+}
+
+// Created on first use (MPI is initialised by then) and released by MPI_Finalize.
+MPI_Op bf16_sum_op() {
+  static const MPI_Op op = [] {
+    MPI_Op created = MPI_OP_NULL;
+    CANZONA_MPI_CHECK(MPI_Op_create(&bf16_sum, /*commute=*/1, &created));
+    return created;
+  }();
+  return op;
 }
 
 const std::byte* at(const void* base, std::size_t elements, std::size_t element_size) {
@@ -251,10 +273,11 @@ int MpiCommunicator::to_int(std::string_view call, std::size_t value) const {
 }
 
 MPI_Op MpiCommunicator::reduction(std::string_view call, DataType type, ReduceOp op) const {
+  if (type == DataType::kBFloat16 && op == ReduceOp::kSum) return bf16_sum_op();
   if (type == DataType::kBFloat16 || type == DataType::kFloat16) {
-    fail(call, fmt::format("the MPI backend cannot reduce {} (MPI has no such arithmetic type); "
-                           "reduce in float32 on the host",
-                           to_string(type)));
+    fail(call, fmt::format("the MPI backend cannot reduce {} with {} (MPI has no such arithmetic "
+                           "type; only the bfloat16 sum is provided); reduce in float32",
+                           to_string(type), to_string(op)));
   }
   switch (op) {
     case ReduceOp::kSum:

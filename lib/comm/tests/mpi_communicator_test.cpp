@@ -7,6 +7,7 @@
 // argument validation. The seed is agreed over ranks by the MPI test main.
 #include <canzona/comm/mpi_communicator.hpp>
 #include <canzona/comm/process_groups.hpp>
+#include <canzona/core/bf16.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/testing/seed.hpp>
 
@@ -596,7 +597,7 @@ TEST_F(MpiComm, SplitDpTpForEveryDivisor) {
   EXPECT_THROW(split_dp_tp(*world_, 0), canzona::ConfigError);
 }
 
-TEST_F(MpiComm, HalfPrecisionMovesButDoesNotReduce) {
+TEST_F(MpiComm, HalfPrecisionMovesAndOnlyBf16Sums) {
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("CANZONA_TEST_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed ^ 0xF66);
@@ -622,13 +623,61 @@ TEST_F(MpiComm, HalfPrecisionMovesButDoesNotReduce) {
 
   std::vector<std::uint16_t> x(4);
   try {
-    world_->all_reduce(x.data(), x.data(), x.size(), DataType::kBFloat16, ReduceOp::kSum);
+    world_->all_reduce(x.data(), x.data(), x.size(), DataType::kBFloat16, ReduceOp::kMax);
     FAIL() << "no exception";
   } catch (const canzona::ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot reduce bfloat16"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot reduce bfloat16 with max"), std::string::npos)
+        << e.what();
   }
-  EXPECT_THROW(world_->reduce(x.data(), x.data(), 4, DataType::kFloat16, ReduceOp::kMax, 0),
+  EXPECT_THROW(world_->reduce(x.data(), x.data(), 4, DataType::kFloat16, ReduceOp::kSum, 0),
                canzona::ConfigError);
+}
+
+// bf16 sums: integers times a power of two are exact in bf16 whatever the association, so every
+// rank gets the exact sum, in place and uneven; a pair that does not fit rounds to nearest even.
+TEST_F(MpiComm, Bf16SumsReduceInFp32AndRoundToNearestEven) {
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("CANZONA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed ^ 0xBF16);
+  auto value = [&](int src, std::size_t i) {
+    return static_cast<float>(
+               static_cast<int>(mix(seed ^ mix(static_cast<std::uint64_t>(src)) ^ (i * 0x9E37)) %
+                                33) -
+               16) *
+           0x1p-6f;
+  };
+  const std::size_t count = 37;
+  std::vector<std::uint16_t> x(count);
+  for (std::size_t i = 0; i < count; ++i) x[i] = canzona::float_to_bf16(value(r_, i));
+  world_->all_reduce(x.data(), x.data(), count, DataType::kBFloat16, ReduceOp::kSum).wait();
+  for (std::size_t i = 0; i < count; ++i) {
+    float want = 0;
+    for (int j = 0; j < n_; ++j) want += value(j, i);
+    EXPECT_ELEMENT(canzona::bf16_to_float(x[i]), want, i);
+  }
+  EXPECT_EQ(world_->trace().back().type, DataType::kBFloat16);
+
+  const std::vector<std::size_t> counts = draw_counts(rng, n_, 12);
+  const std::vector<std::size_t> displs = prefix(counts);
+  std::vector<std::uint16_t> buffer(total(counts));
+  for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = canzona::float_to_bf16(value(r_, i));
+  const std::size_t ur = static_cast<std::size_t>(r_);
+  world_
+      ->reduce_scatter(buffer.data(), buffer.data() + displs[ur], counts, DataType::kBFloat16,
+                       ReduceOp::kSum)
+      .wait();
+  for (std::size_t i = 0; i < counts[ur]; ++i) {
+    float want = 0;
+    for (int j = 0; j < n_; ++j) want += value(j, displs[ur] + i);
+    EXPECT_ELEMENT(canzona::bf16_to_float(buffer[displs[ur] + i]), want, i);
+  }
+
+  if (n_ == 2) {
+    // 1 + 2^-8 is not a bf16 (8 significant bits): the tie rounds to even, 1.
+    std::uint16_t y = canzona::float_to_bf16(r_ == 0 ? 1.0f : 0x1p-8f);
+    world_->all_reduce(&y, &y, 1, DataType::kBFloat16, ReduceOp::kSum).wait();
+    EXPECT_EQ(canzona::bf16_to_float(y), 1.0f);
+  }
 }
 
 TEST_F(MpiComm, ArgumentValidation) {

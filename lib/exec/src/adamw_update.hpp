@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The element-wise side of a step (internal): AdamW on what this DP rank owns of every
-// non-matrix buffer, one flat state per contiguous range.
+// The element-wise side of a step (internal): AdamW on the fp32 main parameters of what this DP
+// rank owns of every non-matrix buffer, one flat state per contiguous range.
 #pragma once
 
 #include <canzona/optim/matrix_optimizer.hpp>
@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "main_params.hpp"
 #include "step_context.hpp"
 #include "usage_counters.hpp"
 
@@ -17,9 +18,9 @@ namespace canzona::exec::detail {
 
 class AdamWUpdate {
  public:
-  /// The ranges this rank steps, per non-matrix buffer: its slice of every bucket (param sync
-  /// kAllGather), the entries it owns (kAllGatherOwned), or every bucket whole (kNone).
-  AdamWUpdate(StepContext& ctx, optim::MatrixOptimizer& adamw);
+  /// The ranges this rank steps, per non-matrix buffer (MainParams::ranges): its slice of every
+  /// bucket (ZeRO-1), the entries it owns (layer-wise), or every bucket whole (DP-SC).
+  AdamWUpdate(StepContext& ctx, const MainParams& main, optim::MatrixOptimizer& adamw);
 
   /// One AdamW step of every range (timed as update).
   void step();
@@ -27,8 +28,7 @@ class AdamWUpdate {
   const TrackedBatch& batch() const noexcept { return batch_; }
 
  private:
-  void add_range(const layout::Buffer& buffer, std::size_t buffer_index, std::int64_t begin,
-                 std::int64_t end);
+  void add_range(const OwnedRange& range);
 
   StepContext& ctx_;
   optim::MatrixOptimizer& adamw_;

@@ -81,22 +81,39 @@ std::vector<ShardBlock> shard_blocks(const plan::MatrixPlan& m, int parts) {
   return blocks;
 }
 
-Copy to_fragment(const ShardBlock& b, float* fragment, const float* shard) {
-  return Copy{fragment + b.fragment_offset,
-              shard + b.shard_offset,
+std::vector<std::int64_t> fragment_starts(const plan::MatrixPlan& m) {
+  std::vector<std::int64_t> starts;
+  std::int64_t at = 0;
+  for (const model::Fragment& f : m.fragments) {
+    starts.push_back(at);
+    at += f.numel();
+  }
+  return starts;
+}
+
+Copy to_fragment(const ShardBlock& b, void* fragment, const void* shard,
+                 std::size_t element_bytes) {
+  return Copy{offset(fragment, b.fragment_offset, element_bytes),
+              offset(shard, b.shard_offset, element_bytes),
               b.rows,
               b.width,
               b.fragment_ld,
-              b.shard_ld};
+              b.shard_ld,
+              element_bytes};
 }
 
-Copy to_shard(const ShardBlock& b, float* shard, const float* fragment) {
-  return Copy{shard + b.shard_offset, fragment + b.fragment_offset, b.rows, b.width, b.shard_ld,
-              b.fragment_ld};
+Copy to_shard(const ShardBlock& b, void* shard, const void* fragment, std::size_t element_bytes) {
+  return Copy{offset(shard, b.shard_offset, element_bytes),
+              offset(fragment, b.fragment_offset, element_bytes),
+              b.rows,
+              b.width,
+              b.shard_ld,
+              b.fragment_ld,
+              element_bytes};
 }
 
-Copy contiguous(float* dst, const float* src, std::int64_t count) {
-  return Copy{dst, src, 1, count, count, count};
+Copy contiguous(void* dst, const void* src, std::int64_t count, std::size_t element_bytes) {
+  return Copy{dst, src, 1, count, count, count, element_bytes};
 }
 
 void run_copies(backend::Backend& backend, std::span<const Copy> copies) {
@@ -104,11 +121,11 @@ void run_copies(backend::Backend& backend, std::span<const Copy> copies) {
     if (c.rows == 0 || c.width == 0) continue;
     const bool dense = c.rows == 1 || (c.dst_ld == c.width && c.src_ld == c.width);
     if (dense) {
-      backend.copy(c.dst, c.src, static_cast<std::size_t>(c.rows * c.width) * sizeof(float));
+      backend.copy(c.dst, c.src, static_cast<std::size_t>(c.rows * c.width) * c.element_bytes);
     } else {
-      backend.copy_2d(c.dst, static_cast<std::size_t>(c.dst_ld) * sizeof(float), c.src,
-                      static_cast<std::size_t>(c.src_ld) * sizeof(float),
-                      static_cast<std::size_t>(c.width) * sizeof(float),
+      backend.copy_2d(c.dst, static_cast<std::size_t>(c.dst_ld) * c.element_bytes, c.src,
+                      static_cast<std::size_t>(c.src_ld) * c.element_bytes,
+                      static_cast<std::size_t>(c.width) * c.element_bytes,
                       static_cast<std::size_t>(c.rows));
     }
   }

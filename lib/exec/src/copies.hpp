@@ -37,22 +37,39 @@ struct ShardBlock {
 /// canzona::Error when the fragments do not tile the matrix's rows or columns.
 std::vector<ShardBlock> shard_blocks(const plan::MatrixPlan& matrix, int parts);
 
-/// A resolved copy of a rows × width rectangle (elements, row-major, leading dims in elements).
+/// First element of each fragment of `m` inside an area holding its fragments back to back
+/// (MatrixPlan::fragments order).
+std::vector<std::int64_t> fragment_starts(const plan::MatrixPlan& m);
+
+/// A resolved copy of a rows × width rectangle of `element_bytes`-byte elements (row-major;
+/// widths, leading dims and offsets in elements).
 struct Copy {
-  float* dst = nullptr;
-  const float* src = nullptr;
+  void* dst = nullptr;
+  const void* src = nullptr;
   std::int64_t rows = 0;
   std::int64_t width = 0;
   std::int64_t dst_ld = 0;
   std::int64_t src_ld = 0;
+  std::size_t element_bytes = sizeof(float);
 };
 
-/// Shard → fragment (gather direction).
-Copy to_fragment(const ShardBlock& block, float* fragment, const float* shard);
+/// Shard → fragment (gather direction); both arrays hold `element_bytes`-byte elements.
+Copy to_fragment(const ShardBlock& block, void* fragment, const void* shard,
+                 std::size_t element_bytes = sizeof(float));
 /// Fragment → shard (scatter direction).
-Copy to_shard(const ShardBlock& block, float* shard, const float* fragment);
+Copy to_shard(const ShardBlock& block, void* shard, const void* fragment,
+              std::size_t element_bytes = sizeof(float));
 /// A contiguous copy of `count` elements.
-Copy contiguous(float* dst, const float* src, std::int64_t count);
+Copy contiguous(void* dst, const void* src, std::int64_t count,
+                std::size_t element_bytes = sizeof(float));
+
+/// `base` advanced by `elements` elements of `element_bytes` bytes.
+inline void* offset(void* base, std::int64_t elements, std::size_t element_bytes) {
+  return static_cast<std::byte*>(base) + elements * static_cast<std::int64_t>(element_bytes);
+}
+inline const void* offset(const void* base, std::int64_t elements, std::size_t element_bytes) {
+  return static_cast<const std::byte*>(base) + elements * static_cast<std::int64_t>(element_bytes);
+}
 
 /// Enqueues the copies on the backend in order: a plain copy() when the rectangle is
 /// contiguous on both sides, copy_2d() otherwise.

@@ -1,8 +1,9 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The DP side of a step (internal): gradient sync before the updates and parameter sync after,
-// over the DP communicator, with every argument resolved at construction.
+// The DP side of a step (internal): gradient sync before the updates (in the gradient type) and
+// parameter sync after (in the model parameter type), over the DP communicator, with every
+// argument resolved at construction.
 #pragma once
 
 #include <canzona/backend/backend.hpp>
@@ -24,33 +25,38 @@ class DpSync {
 
   /// Issues the reduce-scatters / all-reduces of every bucket of every buffer (layout order),
   /// then completes them in order, each followed by × 1/dp on the elements this rank keeps (its
-  /// slice after a reduce-scatter, the bucket after an all-reduce).
+  /// slice after a reduce-scatter, the bucket after an all-reduce), in the gradient type.
   void grad_sync();
 
-  /// Issues the parameter all-gathers of every buffer (layout order), then completes them.
+  /// Issues the parameter all-gathers (every bucket on its cuts, then one all-gather-v per
+  /// group of buffers whose owned entries travel together, plan::owned_sync_groups), then
+  /// completes them.
   void param_sync();
 
  private:
   struct GradOp {
     bool reduce_scatter = true;
-    float* bucket = nullptr;          ///< grads + bucket.start
+    void* bucket = nullptr;           ///< grads + bucket.start
     std::vector<std::size_t> counts;  ///< reduce-scatter: the cut slices
     std::size_t count = 0;            ///< all-reduce: the bucket size
-    float* keep = nullptr;            ///< what this rank keeps and averages
+    void* keep = nullptr;             ///< what this rank keeps and averages
     std::int64_t keep_count = 0;
   };
   struct ParamOp {
-    float* recv = nullptr;  ///< bucket start, or the owned-entries staging buffer
-    float* send = nullptr;  ///< this rank's part of recv (in place)
+    void* recv = nullptr;  ///< bucket start, or the owned-entries staging buffer
+    void* send = nullptr;  ///< this rank's part of recv (in place)
     std::vector<std::size_t> counts;
     std::vector<Copy> pack;    ///< owned entries → staging (kAllGatherOwned)
     std::vector<Copy> unpack;  ///< other ranks' entries → parameters (kAllGatherOwned)
   };
 
   void add_grad_ops(const plan::BufferPlan& bp);
-  void add_param_ops(const plan::BufferPlan& bp);
+  void add_bucket_param_ops(const plan::BufferPlan& bp);
+  void add_owned_param_op(const std::vector<std::size_t>& group);
 
   StepContext& ctx_;
+  comm::DataType grad_type_;
+  comm::DataType param_type_;
   float inverse_dp_ = 1.0f;
   std::vector<GradOp> grad_ops_;
   std::vector<ParamOp> param_ops_;

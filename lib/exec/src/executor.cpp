@@ -16,6 +16,7 @@
 
 #include "adamw_update.hpp"
 #include "dp_sync.hpp"
+#include "main_params.hpp"
 #include "replicated_matrices.hpp"
 #include "startup.hpp"
 #include "step_context.hpp"
@@ -36,14 +37,16 @@ Executor::Executor(plan::StepPlan plan, comm::Communicator& world, comm::Communi
   detail::agree_on_start(plan_, world, dp, tp, backend);
 
   usage_ = std::make_unique<detail::UsageCounters>(plan_);
-  std::vector<float*> param_ptrs;
-  std::vector<float*> grad_ptrs;
+  const comm::DataType param_type = plan_.options.precision.params;
+  const comm::DataType grad_type = plan_.options.precision.grad_reduce;
+  std::vector<void*> param_ptrs;
+  std::vector<void*> grad_ptrs;
   for (const layout::Buffer& buffer : plan_.layout.buffers) {
-    const auto bytes = static_cast<std::size_t>(buffer.total) * sizeof(float);
-    params_.push_back(backend.allocate(bytes));
-    grads_.push_back(backend.allocate(bytes));
-    param_ptrs.push_back(params_.back().as<float>());
-    grad_ptrs.push_back(grads_.back().as<float>());
+    const auto elements = static_cast<std::size_t>(buffer.total);
+    params_.push_back(backend.allocate(elements * comm::size_of(param_type)));
+    grads_.push_back(backend.allocate(elements * comm::size_of(grad_type)));
+    param_ptrs.push_back(params_.back().data());
+    grad_ptrs.push_back(grads_.back().data());
   }
   context_ = std::make_unique<detail::StepContext>(detail::StepContext{
       .plan = plan_,
@@ -57,8 +60,15 @@ Executor::Executor(plan::StepPlan plan, comm::Communicator& world, comm::Communi
       .usage = *usage_,
       .params = std::move(param_ptrs),
       .grads = std::move(grad_ptrs),
+      .param_type = param_type,
+      .grad_type = grad_type,
+      .main = nullptr,
+      .step = 0,
       .allocated_bytes = 0,
+      .states = {},
   });
+  main_ = std::make_unique<detail::MainParams>(*context_);
+  context_->main = main_.get();
 
   matrix_optimizer_ = optim::make_matrix_optimizer(plan_.options.optimizer, backend);
   optim::OptimizerSpec adamw_spec;
@@ -67,7 +77,7 @@ Executor::Executor(plan::StepPlan plan, comm::Communicator& world, comm::Communi
   adamw_optimizer_ = optim::make_matrix_optimizer(adamw_spec, backend);
 
   dp_sync_ = std::make_unique<detail::DpSync>(*context_);
-  adamw_ = std::make_unique<detail::AdamWUpdate>(*context_, *adamw_optimizer_);
+  adamw_ = std::make_unique<detail::AdamWUpdate>(*context_, *main_, *adamw_optimizer_);
   pipeline_ = std::make_unique<detail::TpPipeline>(*context_, *matrix_optimizer_);
   replicated_ = std::make_unique<detail::ReplicatedMatrices>(*context_, *matrix_optimizer_);
 
@@ -78,7 +88,8 @@ Executor::Executor(plan::StepPlan plan, comm::Communicator& world, comm::Communi
   const detail::TrackedBatch* adamw_batch = &adamw_->batch();
   detail::reserve_for(*adamw_optimizer_, std::span(&adamw_batch, 1));
 
-  for (const backend::Buffer& b : params_) allocated_bytes_ += 2 * b.bytes();
+  for (const backend::Buffer& b : params_) allocated_bytes_ += b.bytes();
+  for (const backend::Buffer& b : grads_) allocated_bytes_ += b.bytes();
   allocated_bytes_ += context_->allocated_bytes + matrix_optimizer_->reserved_workspace_bytes() +
                       adamw_optimizer_->reserved_workspace_bytes();
   backend.synchronize();
@@ -99,8 +110,18 @@ Executor::~Executor() {
 void Executor::step() {
   timer_->begin_step();
   usage_->begin_step();
+  context_->step = steps_ + 1;
+  if (main_stale_) {
+    const ScopedSlot phase(*timer_, TimerSlot::kUpdate);
+    main_->load();
+    main_stale_ = false;
+  }
   dp_sync_->grad_sync();
-  // G0 travels while the element-wise update and the local matrices compute.
+  {
+    const ScopedSlot phase(*timer_, TimerSlot::kUpdate);
+    main_->import_grads();
+  }
+  // Pipelined: G0 travels while the element-wise update and the local matrices compute.
   pipeline_->start();
   adamw_->step();
   replicated_->step_local();
@@ -108,6 +129,10 @@ void Executor::step() {
   // TP-SC after the micro-groups: the TP communicator sees the plan's order.
   replicated_->step_gathered();
   pipeline_->finish();
+  {
+    const ScopedSlot phase(*timer_, TimerSlot::kUpdate);
+    main_->publish();
+  }
   dp_sync_->param_sync();
   timer_->end_step();
   ++steps_;
@@ -117,9 +142,33 @@ std::int64_t Executor::buffer_elements(std::size_t buffer) const {
   return plan_.layout.buffers.at(buffer).total;
 }
 
-float* Executor::params(std::size_t buffer) const { return params_.at(buffer).as<float>(); }
+void* Executor::params(std::size_t buffer) const { return params_.at(buffer).data(); }
 
-float* Executor::grads(std::size_t buffer) const { return grads_.at(buffer).as<float>(); }
+void* Executor::grads(std::size_t buffer) const { return grads_.at(buffer).data(); }
+
+backend::ElementType Executor::param_type() const noexcept {
+  return context_->param_type == comm::DataType::kBFloat16 ? backend::ElementType::kBFloat16
+                                                           : backend::ElementType::kFloat32;
+}
+
+backend::ElementType Executor::grad_type() const noexcept {
+  return context_->grad_type == comm::DataType::kBFloat16 ? backend::ElementType::kBFloat16
+                                                          : backend::ElementType::kFloat32;
+}
+
+std::vector<MainRange> Executor::main_params() const {
+  std::vector<MainRange> out;
+  for (const detail::OwnedRange& r : main_->ranges()) {
+    out.push_back(MainRange{r.buffer, r.begin, r.end, r.param});
+  }
+  return out;
+}
+
+const optim::MatrixState* Executor::state(std::size_t matrix, std::size_t fragment) const {
+  const auto& states = context_->states;
+  if (matrix >= states.size() || fragment >= states[matrix].size()) return nullptr;
+  return states[matrix][fragment];
+}
 
 StepTimes Executor::last_step_times() { return timer_->last_step(); }
 

@@ -14,27 +14,21 @@ bool gathered(const plan::StepPlan& plan, const plan::MatrixPlan& m) {
 // A fragment of an unsharded matrix that is one row range is contiguous in the local buffer.
 bool in_place(const model::Fragment& fragment) { return fragment.rows.size() == 1; }
 
-std::vector<std::int64_t> fragment_starts(const plan::MatrixPlan& m) {
-  std::vector<std::int64_t> starts;
-  std::int64_t offset = 0;
-  for (const model::Fragment& f : m.fragments) {
-    starts.push_back(offset);
-    offset += f.numel();
-  }
-  return starts;
-}
-
 }  // namespace
 
 ReplicatedMatrices::ReplicatedMatrices(StepContext& ctx, optim::MatrixOptimizer& optimizer)
-    : ctx_(ctx), optimizer_(optimizer) {
+    : ctx_(ctx),
+      optimizer_(optimizer),
+      direction_bytes_(backend::element_size(optimizer.direction_type())) {
   const auto& list = ctx.plan.replicated_matrices.at(static_cast<std::size_t>(ctx.dp_rank));
   std::int64_t staged = 0;
   std::int64_t gathered_numel = 0;
+  std::int64_t shard_numel = 0;
   for (std::size_t k : list) {
     const plan::MatrixPlan& m = ctx.plan.matrices.at(k);
     if (gathered(ctx.plan, m)) {
       gathered_numel += m.full.rows * m.full.cols;
+      shard_numel += m.local.rows * m.local.cols;
       continue;
     }
     for (const model::Fragment& f : m.fragments) {
@@ -43,29 +37,34 @@ ReplicatedMatrices::ReplicatedMatrices(StepContext& ctx, optim::MatrixOptimizer&
   }
   staged_grads_ = ctx.allocate_floats(staged);
   staged_params_ = ctx.allocate_floats(staged);
-  gather_area_ = ctx.allocate_floats(2 * gathered_numel);
+  gather_area_ = ctx.allocate_floats(gathered_numel);
   gathered_grads_ = ctx.allocate_floats(gathered_numel);
-  gathered_params_ = ctx.allocate_floats(gathered_numel);
+  gathered_directions_ = ctx.allocate(gathered_numel, optimizer.direction_type());
+  direction_shards_ = ctx.allocate(shard_numel, optimizer.direction_type());
 
-  std::int64_t offset = 0;
+  std::int64_t full = 0;
+  std::int64_t shard = 0;
   for (std::size_t k : list) {
     const plan::MatrixPlan& m = ctx.plan.matrices[k];
     if (!gathered(ctx.plan, m)) {
       add_local(k);
       continue;
     }
-    add_gathered(k, gather_area_.as<float>() + 2 * offset, gathered_grads_.as<float>() + offset,
-                 gathered_params_.as<float>() + offset);
-    offset += m.full.rows * m.full.cols;
+    add_gathered(k, gather_area_.as<float>() + full, gathered_grads_.as<float>() + full,
+                 offset(gathered_directions_.data(), full, direction_bytes_),
+                 offset(direction_shards_.data(), shard, direction_bytes_));
+    full += m.full.rows * m.full.cols;
+    shard += m.local.rows * m.local.cols;
   }
   requests_.resize(gathers_.size());
 }
 
-void ReplicatedMatrices::add_task(TrackedBatch& batch, std::size_t matrix, std::size_t fragment,
-                                  float* param, float* grad) {
+optim::StepTask& ReplicatedMatrices::add_task(TrackedBatch& batch, std::size_t matrix,
+                                              std::size_t fragment, float* param, float* grad) {
   const model::Fragment& f = ctx_.plan.matrices[matrix].fragments[fragment];
   states_.push_back(optimizer_.make_state(f.shape[0], f.shape[1]));
   ctx_.allocated_bytes += states_.back()->bytes();
+  ctx_.record_state(matrix, fragment, states_.back().get());
   optim::StepTask task;
   task.state = states_.back().get();
   task.param = param;
@@ -74,6 +73,7 @@ void ReplicatedMatrices::add_task(TrackedBatch& batch, std::size_t matrix, std::
   task.name = f.name;
   batch.tasks.push_back(task);
   batch.hits.push_back(UsageHit{ctx_.usage.fragment_entry(matrix, fragment), f.numel()});
+  return batch.tasks.back();
 }
 
 void ReplicatedMatrices::add_local(std::size_t k) {
@@ -102,29 +102,32 @@ void ReplicatedMatrices::add_local(std::size_t k) {
 }
 
 void ReplicatedMatrices::add_gathered(std::size_t k, float* region, float* fragment_grads,
-                                      float* fragment_params) {
+                                      void* fragment_directions, void* direction_shard) {
   const plan::MatrixPlan& m = ctx_.plan.matrices[k];
   const int tp = ctx_.plan.tp();
+  const std::size_t db = direction_bytes_;
   const std::int64_t local = m.local.rows * m.local.cols;
-  // The region holds every rank's [grad shard, param shard], rank-major; this rank's pair is
-  // its own part of the in-place all-gather.
-  float* mine = region + ctx_.tp_rank * 2 * local;
+  // The region holds every rank's gradient shard, rank-major; this rank's shard is its own
+  // part of the in-place all-gather.
+  float* mine = region + ctx_.tp_rank * local;
   pack_.push_back(contiguous(mine, ctx_.matrix_grad(m), local));
-  pack_.push_back(contiguous(mine + local, ctx_.matrix_param(m), local));
   gathers_.push_back(AllGather{
       mine, region,
-      std::vector<std::size_t>(static_cast<std::size_t>(tp), static_cast<std::size_t>(2 * local))});
+      std::vector<std::size_t>(static_cast<std::size_t>(tp), static_cast<std::size_t>(local))});
   const std::vector<std::int64_t> starts = fragment_starts(m);
   for (const ShardBlock& b : shard_blocks(m, tp)) {
-    float* fg = fragment_grads + starts[b.fragment];
-    float* fp = fragment_params + starts[b.fragment];
-    const float* pair = region + b.shard * 2 * local;
-    assemble_.push_back(to_fragment(b, fg, pair));
-    assemble_.push_back(to_fragment(b, fp, pair + local));
-    if (b.shard == ctx_.tp_rank) write_back_.push_back(to_shard(b, ctx_.matrix_param(m), fp));
+    assemble_.push_back(
+        to_fragment(b, fragment_grads + starts[b.fragment], region + b.shard * local));
+    if (b.shard == ctx_.tp_rank) {
+      keep_.push_back(
+          to_shard(b, direction_shard, offset(fragment_directions, starts[b.fragment], db), db));
+    }
   }
+  const std::vector<ShardApply> pieces = shard_applies(ctx_, m, direction_shard, db);
+  apply_.insert(apply_.end(), pieces.begin(), pieces.end());
   for (std::size_t f = 0; f < m.fragments.size(); ++f) {
-    add_task(gathered_batch_, k, f, fragment_params + starts[f], fragment_grads + starts[f]);
+    optim::StepTask& task = add_task(gathered_batch_, k, f, nullptr, fragment_grads + starts[f]);
+    task.direction = offset(fragment_directions, starts[f], db);
   }
 }
 
@@ -151,7 +154,8 @@ void ReplicatedMatrices::step_gathered() {
   }
   const ScopedSlot phase(ctx_.timer, TimerSlot::kCompute);
   run_batch(optimizer_, gathered_batch_, ctx_.usage);
-  run_copies(ctx_.backend, write_back_);
+  run_copies(ctx_.backend, keep_);
+  apply_pieces(optimizer_, ctx_, apply_);
 }
 
 }  // namespace canzona::exec::detail

@@ -217,6 +217,9 @@ std::uint64_t optimizer_spec_hash(const optim::OptimizerSpec& spec) {
   }
   h.i64(sh.refresh_interval);
   h.i64(sh.max_precond_dim);
+  h.i64(sh.bias_correct_statistics);
+  h.i64(sh.refresh_at_multiples);
+  h.i64(sh.start_preconditioning_step);
   const optim::SoapOptions& so = spec.soap;
   for (double v : {so.lr, so.weight_decay, so.beta1, so.beta2, so.shampoo_beta, so.eps}) h.f64(v);
   h.i64(so.precondition_frequency);

@@ -10,8 +10,8 @@ namespace canzona::exec {
 namespace {
 
 std::string describe(const plan::PlannedCollective& c) {
-  return fmt::format("{} size={} count={} root={} sent={}B recv={}B", c.op, c.group_size, c.count,
-                     c.root, c.bytes_sent, c.bytes_received);
+  return fmt::format("{} size={} count={} root={} sent={}B recv={}B type={}", c.op, c.group_size,
+                     c.count, c.root, c.bytes_sent, c.bytes_received, comm::to_string(c.dtype));
 }
 
 std::string describe(const comm::TraceEntry& e) {
@@ -23,7 +23,7 @@ std::string describe(const comm::TraceEntry& e) {
 bool same(const plan::PlannedCollective& c, const comm::TraceEntry& e) {
   return c.op == e.op_name() && c.group_size == e.group_size && c.count == e.count &&
          c.root == e.root && c.bytes_sent == e.bytes_sent && c.bytes_received == e.bytes_received &&
-         e.type == comm::DataType::kFloat32;
+         e.type == c.dtype;
 }
 
 std::string compare(std::string_view group, const std::vector<plan::PlannedCollective>& planned,

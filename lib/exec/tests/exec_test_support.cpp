@@ -4,6 +4,7 @@
 
 #include <canzona/backend/cpu_backend.hpp>
 #include <canzona/baselines/strategy.hpp>
+#include <canzona/core/bf16.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/testing/tiny_model.hpp>
 
@@ -67,6 +68,23 @@ std::vector<Scenario> scenarios() {
   // 0.05 MiB = 13107 fp32 elements per slot: several micro-groups (the staging ring turns over).
   add("canzona/slot-capacity", plan::DpStrategy::kCanzona, plan::TpStrategy::kCanzona)
       .options.slot_mib = 0.05;
+  add("canzona/serial", plan::DpStrategy::kCanzona, plan::TpStrategy::kCanzona)
+      .options.tp_execution = plan::TpExecution::kSerial;
+  Scenario& serial_asc =
+      add("asc/serial/gather-scatter", plan::DpStrategy::kCanzona, plan::TpStrategy::kAsync);
+  serial_asc.options.tp_execution = plan::TpExecution::kSerial;
+  serial_asc.options.transport = plan::TpTransport::kGatherScatter;
+  const auto fp32 = [](Scenario& s) {
+    s.options.precision.params = comm::DataType::kFloat32;
+    return s;
+  };
+  fp32(add("canzona/fp32", plan::DpStrategy::kCanzona, plan::TpStrategy::kCanzona));
+  fp32(add("sc/fp32", plan::DpStrategy::kReplicated, plan::TpStrategy::kReplicated));
+  fp32(add("layerwise/fp32", plan::DpStrategy::kLayerwisePingPong, plan::TpStrategy::kReplicated));
+  add("canzona/grad-bf16", plan::DpStrategy::kCanzona, plan::TpStrategy::kCanzona)
+      .options.precision.grad_reduce = comm::DataType::kBFloat16;
+  add("layerwise/grad-bf16", plan::DpStrategy::kLayerwisePingPong, plan::TpStrategy::kReplicated)
+      .options.precision.grad_reduce = comm::DataType::kBFloat16;
   return out;
 }
 
@@ -134,6 +152,57 @@ std::vector<std::int64_t> reference_index(const model::ParamSpec& param,
     }
   }
   return index;
+}
+
+void upload_buffers(backend::Backend& be, const Executor& executor, bool grads,
+                    const std::function<float(std::size_t, std::size_t, std::int64_t)>& value) {
+  const plan::StepPlan& p = executor.plan();
+  const backend::ElementType type = grads ? executor.grad_type() : executor.param_type();
+  for (std::size_t b = 0; b < p.layout.buffers.size(); ++b) {
+    const auto n = static_cast<std::size_t>(executor.buffer_elements(b));
+    std::vector<float> host(n, 0.0f);
+    const auto& entries = p.layout.buffers[b].entries;
+    for (std::size_t e = 0; e < entries.size(); ++e) {
+      for (std::int64_t i = 0; i < entries[e].numel(); ++i) {
+        host[static_cast<std::size_t>(entries[e].start + i)] = value(b, e, i);
+      }
+    }
+    void* target = grads ? executor.grads(b) : executor.params(b);
+    if (type == backend::ElementType::kFloat32) {
+      be.upload(target, host.data(), n * sizeof(float));
+    } else {
+      std::vector<std::uint16_t> bits(n);
+      for (std::size_t i = 0; i < n; ++i) bits[i] = canzona::float_to_bf16(host[i]);
+      be.upload(target, bits.data(), n * sizeof(std::uint16_t));
+    }
+    be.synchronize();  // the host vectors must outlive the copy
+  }
+}
+
+std::vector<float> download_params(backend::Backend& be, const Executor& executor,
+                                   std::size_t buffer) {
+  const auto n = static_cast<std::size_t>(executor.buffer_elements(buffer));
+  std::vector<float> out(n);
+  if (executor.param_type() == backend::ElementType::kFloat32) {
+    be.download(out.data(), executor.params(buffer), n * sizeof(float));
+    return out;
+  }
+  std::vector<std::uint16_t> bits(n);
+  be.download(bits.data(), executor.params(buffer), n * sizeof(std::uint16_t));
+  for (std::size_t i = 0; i < n; ++i) out[i] = canzona::bf16_to_float(bits[i]);
+  return out;
+}
+
+std::vector<float> download_main(backend::Backend& be, const MainRange& range) {
+  std::vector<float> out(static_cast<std::size_t>(range.end - range.begin));
+  be.download(out.data(), range.data, out.size() * sizeof(float));
+  return out;
+}
+
+float Reference::model_value(std::size_t param, std::int64_t index,
+                             backend::ElementType type) const {
+  const float main = values_.at(param).at(static_cast<std::size_t>(index));
+  return type == backend::ElementType::kBFloat16 ? canzona::round_to_bf16(main) : main;
 }
 
 Reference::Reference(const model::ModelSpec& model, const plan::StepPlan& plan, std::uint64_t seed)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <canzona/backend/backend.hpp>
+#include <canzona/exec/executor.hpp>
 #include <canzona/model/parameters.hpp>
 #include <canzona/model/spec.hpp>
 #include <canzona/optim/matrix_optimizer.hpp>
@@ -14,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,9 +33,11 @@ struct Scenario {
 };
 
 /// Every registry strategy (baselines::strategy_names), plus static+asc, layerwise-lpt+canzona,
-/// canzona with gather-scatter transport, canzona with qkv (per head) and fc1 splits, and
-/// canzona with a slot capacity small enough to form several micro-groups. Small buckets so
-/// every buffer has several.
+/// canzona with gather-scatter transport, canzona with qkv (per head) and fc1 splits, canzona
+/// with a slot capacity small enough to form several micro-groups, canzona and asc with the
+/// serial TP execution, and the other precisions: canzona, sc and layerwise in pure fp32, and
+/// canzona and layerwise with gradients reduced in bf16. All in Megatron's bf16 + fp32-main
+/// precision unless named otherwise. Small buckets so every buffer has several.
 std::vector<Scenario> scenarios();
 
 /// Hyper-parameters of the tests: visible learning rates, and Shampoo / SOAP refreshing every
@@ -62,15 +66,35 @@ std::int64_t reference_numel(const model::ParamSpec& param, const std::vector<st
 std::vector<std::int64_t> reference_index(const model::ParamSpec& param,
                                           const std::vector<std::int64_t>& local, int tp, int t);
 
-/// The single-process reference: the same MatrixOptimizer (cpu backend) stepping the fragments
+/// Writes every entry of `executor`'s model parameters (grads = false) or gradients from
+/// value(buffer, entry, element of the TP-local entry), converted to the buffer's element type
+/// (the tests' values are exact in bf16); padding stays zero.
+void upload_buffers(backend::Backend& be, const Executor& executor, bool grads,
+                    const std::function<float(std::size_t, std::size_t, std::int64_t)>& value);
+/// The model parameters of buffer `buffer`, widened to fp32 (exactly).
+std::vector<float> download_params(backend::Backend& be, const Executor& executor,
+                                   std::size_t buffer);
+/// The fp32 main parameters of one range.
+std::vector<float> download_main(backend::Backend& be, const MainRange& range);
+
+/// The single-process reference with the executor's casts: fp32 main parameters built from the
+/// bf16-exact initial values, the same MatrixOptimizer (cpu backend) stepping the fragments
 /// (tp = 1) of every full matrix one by one, AdamW on every other reference tensor, both fed
-/// the DP-averaged gradient (sum over ranks, then × 1/dp, as the executor averages).
+/// the DP-averaged gradient (sum over ranks, then × 1/dp, as the executor averages; the test
+/// gradients make that exact in fp32 and in bf16), and model parameters = the main parameters
+/// rounded to the plan's parameter type.
 class Reference {
  public:
   Reference(const model::ModelSpec& model, const plan::StepPlan& plan, std::uint64_t seed);
   void step(int step_index);
-  /// Current reference tensor of layout parameter `param`.
+  /// Current fp32 main tensor of layout parameter `param`.
   const std::vector<float>& values(std::size_t param) const { return values_.at(param); }
+  /// Element `index` of the model parameter: the main value rounded to `type`.
+  float model_value(std::size_t param, std::int64_t index, backend::ElementType type) const;
+  /// The state of fragment `fragment` of matrix parameter `param` (layout param index).
+  const optim::MatrixState& state(std::size_t param, std::size_t fragment) const {
+    return *fragments_.at(param).at(fragment).state;
+  }
 
  private:
   struct Fragment {
@@ -78,7 +102,7 @@ class Reference {
     std::vector<std::int64_t> rows;  // full-matrix rows, in fragment order
     std::vector<float> param, grad;
   };
-  const plan::StepPlan& plan_;
+  plan::StepPlan plan_;
   std::uint64_t seed_;
   std::unique_ptr<backend::Backend> backend_;
   std::unique_ptr<optim::MatrixOptimizer> matrix_;

@@ -102,18 +102,9 @@ class ExecutorGpuTest : public canzona::testing::OneGpuTest,
 // local tensor is the reference tensor, element i is index i); padding stays zero.
 template <typename Value>
 void upload(backend::Backend& be, const Executor& executor, bool grads, Value value) {
-  const plan::StepPlan& p = executor.plan();
-  for (std::size_t b = 0; b < p.layout.buffers.size(); ++b) {
-    std::vector<float> host(static_cast<std::size_t>(executor.buffer_elements(b)), 0.0f);
-    for (const canzona::layout::BufferEntry& e : p.layout.buffers[b].entries) {
-      for (std::int64_t i = 0; i < e.numel(); ++i) {
-        host[static_cast<std::size_t>(e.start + i)] = value(e.param_index, i);
-      }
-    }
-    be.upload(grads ? executor.grads(b) : executor.params(b), host.data(),
-              host.size() * sizeof(float));
-    be.synchronize();  // `host` must outlive the copy
-  }
+  et::upload_buffers(be, executor, grads, [&](std::size_t b, std::size_t e, std::int64_t i) {
+    return value(executor.plan().layout.buffers[b].entries[e].param_index, i);
+  });
 }
 
 TEST_P(ExecutorGpuTest, MatchesTheCpuSingleProcessRunWithinBudget) {
@@ -170,17 +161,18 @@ TEST_P(ExecutorGpuTest, MatchesTheCpuSingleProcessRunWithinBudget) {
       }
     }
 
-    for (std::size_t b = 0; b < p.layout.buffers.size(); ++b) {
-      std::vector<float> host(static_cast<std::size_t>(executor.buffer_elements(b)));
-      be_->download(host.data(), executor.params(b), host.size() * sizeof(float));
-      for (const canzona::layout::BufferEntry& e : p.layout.buffers[b].entries) {
+    // The fp32 main parameters (one rank steps everything) against the cpu reference.
+    for (const exec::MainRange& range : executor.main_params()) {
+      const std::vector<float> host = et::download_main(*be_, range);
+      for (const canzona::layout::BufferEntry& e : p.layout.buffers[range.buffer].entries) {
+        if (e.start < range.begin || e.end > range.end) continue;
         const std::vector<float>& want = reference.values(e.param_index);
         ASSERT_EQ(static_cast<std::int64_t>(want.size()), e.numel()) << e.name;
         double diff = 0;
         double moved = 0;
         bool finite = true;
         for (std::int64_t i = 0; i < e.numel(); ++i) {
-          const double got = host[static_cast<std::size_t>(e.start + i)];
+          const double got = host[static_cast<std::size_t>(e.start - range.begin + i)];
           const double ref = want[static_cast<std::size_t>(i)];
           const double init = et::init_value(seed, e.param_index, i);
           finite = finite && std::isfinite(got);

@@ -23,8 +23,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -95,66 +97,119 @@ LocalMap local_map(const plan::StepPlan& p, int tp_rank) {
   return map;
 }
 
-// Fills every buffer of `executor` from `value(param, reference index)`; padding stays zero.
+// Fills every buffer of `executor` from `value(param, reference index)` in the buffer's type;
+// padding stays zero.
 template <typename Value>
 void upload(backend::Backend& be, const Executor& executor, const LocalMap& map, bool grads,
             Value value) {
-  const plan::StepPlan& p = executor.plan();
-  for (std::size_t b = 0; b < map.size(); ++b) {
-    std::vector<float> host(static_cast<std::size_t>(executor.buffer_elements(b)), 0.0f);
-    const auto& entries = p.layout.buffers[b].entries;
-    for (std::size_t e = 0; e < entries.size(); ++e) {
-      for (std::size_t i = 0; i < map[b][e].size(); ++i) {
-        host[static_cast<std::size_t>(entries[e].start) + i] =
-            value(entries[e].param_index, map[b][e][i]);
-      }
-    }
-    be.upload(grads ? executor.grads(b) : executor.params(b), host.data(),
-              host.size() * sizeof(float));
-  }
-  be.synchronize();
+  et::upload_buffers(be, executor, grads, [&](std::size_t b, std::size_t e, std::int64_t i) {
+    const auto& entry = executor.plan().layout.buffers[b].entries[e];
+    return value(entry.param_index, map[b][e][static_cast<std::size_t>(i)]);
+  });
 }
 
-// Bitwise comparison of every parameter element (and zero padding) with the reference.
-std::string compare_params(backend::Backend& be, const Executor& executor, const LocalMap& map,
-                           const std::vector<std::vector<float>>& reference) {
-  const plan::StepPlan& p = executor.plan();
-  std::size_t mismatches = 0;
+struct Mismatches {
+  std::size_t count = 0;
   std::string first;
+  template <typename... Args>
+  void add(fmt::format_string<Args...> format, Args&&... args) {
+    if (count++ == 0) first = fmt::format(format, std::forward<Args>(args)...);
+  }
+  std::string report() const {
+    return count == 0 ? std::string() : fmt::format("{} mismatches; first: {}", count, first);
+  }
+};
+
+bool same_bits(float a, float b) {
+  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+}
+
+// Bitwise comparison with the reference: every model parameter element (in the model type) and
+// the zero padding of every buffer, then the fp32 main parameters of everything this rank steps.
+std::string compare_params(backend::Backend& be, const Executor& executor, const LocalMap& map,
+                           const et::Reference& reference) {
+  const plan::StepPlan& p = executor.plan();
+  Mismatches bad;
   for (std::size_t b = 0; b < map.size(); ++b) {
-    std::vector<float> host(static_cast<std::size_t>(executor.buffer_elements(b)));
-    be.download(host.data(), executor.params(b), host.size() * sizeof(float));
+    const std::vector<float> host = et::download_params(be, executor, b);
     std::vector<bool> data(host.size(), false);
     const auto& entries = p.layout.buffers[b].entries;
     for (std::size_t e = 0; e < entries.size(); ++e) {
-      const std::vector<float>& ref = reference[entries[e].param_index];
       for (std::size_t i = 0; i < map[b][e].size(); ++i) {
         const std::size_t at = static_cast<std::size_t>(entries[e].start) + i;
         data[at] = true;
-        const float want = ref[static_cast<std::size_t>(map[b][e][i])];
-        if (std::bit_cast<std::uint32_t>(host[at]) != std::bit_cast<std::uint32_t>(want)) {
-          if (mismatches++ == 0) {
-            first = fmt::format("{} element {} (reference index {}): got {:.9g}, want {:.9g}",
-                                entries[e].name, i, map[b][e][i], host[at], want);
-          }
+        const float want =
+            reference.model_value(entries[e].param_index, map[b][e][i], executor.param_type());
+        if (!same_bits(host[at], want)) {
+          bad.add("model param {} element {} (reference index {}): got {:.9g}, want {:.9g}",
+                  entries[e].name, i, map[b][e][i], host[at], want);
         }
       }
     }
     for (std::size_t i = 0; i < host.size(); ++i) {
-      if (!data[i] && host[i] != 0.0f && mismatches++ == 0) {
-        first = fmt::format("padding element {} of buffer '{}' is {}", i, p.layout.buffers[b].name,
-                            host[i]);
+      if (!data[i] && host[i] != 0.0f) {
+        bad.add("padding element {} of buffer '{}' is {}", i, p.layout.buffers[b].name, host[i]);
       }
     }
   }
-  return mismatches == 0 ? std::string()
-                         : fmt::format("{} mismatches; first: {}", mismatches, first);
+  for (const exec::MainRange& range : executor.main_params()) {
+    const std::vector<float> main = et::download_main(be, range);
+    const auto& entries = p.layout.buffers[range.buffer].entries;
+    for (std::int64_t x = range.begin; x < range.end; ++x) {
+      const float got = main[static_cast<std::size_t>(x - range.begin)];
+      const auto it = std::upper_bound(
+          entries.begin(), entries.end(), x,
+          [](std::int64_t v, const canzona::layout::BufferEntry& entry) { return v < entry.end; });
+      if (it == entries.end() || x < it->start) {
+        if (got != 0.0f) bad.add("main padding element {} is {}", x, got);
+        continue;
+      }
+      const auto e = static_cast<std::size_t>(it - entries.begin());
+      const std::int64_t index = map[range.buffer][e][static_cast<std::size_t>(x - it->start)];
+      const float want = reference.values(it->param_index)[static_cast<std::size_t>(index)];
+      if (!same_bits(got, want)) {
+        bad.add("main param {} element {} (reference index {}): got {:.9g}, want {:.9g}", it->name,
+                x - it->start, index, got, want);
+      }
+    }
+  }
+  return bad.report();
+}
+
+// The optimizer state of every fragment this rank keeps equals the reference's, bitwise.
+std::string compare_states(backend::Backend& be, const Executor& executor,
+                           const et::Reference& reference) {
+  const plan::StepPlan& p = executor.plan();
+  Mismatches bad;
+  for (std::size_t i = 0; i < p.matrices.size(); ++i) {
+    for (std::size_t f = 0; f < p.matrices[i].fragments.size(); ++f) {
+      const canzona::optim::MatrixState* state = executor.state(i, f);
+      if (state == nullptr) continue;
+      const auto got = state->tensors();
+      const auto want = reference.state(p.matrices[i].param_index, f).tensors();
+      if (got.size() != want.size()) {
+        bad.add("{} fragment {}: {} state tensors, reference {}", p.matrices[i].name, f, got.size(),
+                want.size());
+        continue;
+      }
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        std::vector<float> a(static_cast<std::size_t>(got[k].rows * got[k].cols));
+        std::vector<float> b(a.size());
+        be.download(a.data(), got[k].data, a.size() * sizeof(float));
+        std::memcpy(b.data(), want[k].data, b.size() * sizeof(float));  // cpu reference
+        if (std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) != 0) {
+          bad.add("{} fragment {} state '{}' differs", p.matrices[i].name, f, got[k].name);
+        }
+      }
+    }
+  }
+  return bad.report();
 }
 
 // Per rank and summed over the world: fragments get the plan's matrix optimizer exactly once
 // per owning TP group (on the host, or on every TP rank when stepped redundantly), never AdamW;
-// AdamW parameters get AdamW on every element exactly once per TP rank, never a matrix
-// optimizer.
+// AdamW parameters get AdamW on every element exactly once per TP rank (once per rank under
+// DP-SC, which replicates it), never a matrix optimizer.
 void expect_usage(const Executor& executor) {
   const plan::StepPlan& p = executor.plan();
   const OptimizerKind kind = p.options.optimizer.kind;
@@ -185,13 +240,17 @@ void expect_usage(const Executor& executor) {
       EXPECT_EQ(world[i], groups * per_group)
           << u.name << ": matrix-optimizer steps over all ranks";
     } else {
+      // Once per TP rank; DP-SC steps AdamW on every DP rank too (replicated, no param sync).
       std::int64_t local = 0;
-      for (const auto& buffer : p.layout.buffers) {
-        for (const auto& e : buffer.entries) {
-          if (e.param_index == u.param_index) local = e.numel();
+      int replicas = 1;
+      for (std::size_t b = 0; b < p.layout.buffers.size(); ++b) {
+        for (const auto& e : p.layout.buffers[b].entries) {
+          if (e.param_index != u.param_index) continue;
+          local = e.numel();
+          if (p.buffers[b].param_sync == plan::ParamSync::kNone) replicas = p.dp();
         }
       }
-      EXPECT_EQ(world[i], local * p.tp()) << u.name << ": AdamW elements over all ranks";
+      EXPECT_EQ(world[i], local * p.tp() * replicas) << u.name << ": AdamW elements over all ranks";
     }
   }
 }
@@ -219,6 +278,8 @@ void run_steps(backend::Backend& be, Executor& executor, Job& job, const LocalMa
   }
 }
 
+// The reference's trajectory depends on the job shape, the optimizer and the fragments only:
+// the test gradients make every reduction and cast of the executor exact.
 std::string reference_key(const Config& c, const plan::StrategyOptions& o) {
   return fmt::format("dp{}tp{}/{}/qkv{}{}fc1{}", c.dp, c.tp,
                      canzona::optim::to_string(o.optimizer.kind), o.split.qkv, o.split.qkv_per_head,
@@ -231,7 +292,7 @@ TEST_P(ExecutorEquivalenceTest, EveryStrategyMatchesTheSingleProcessReferenceBit
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE(fmt::format("CANZONA_TEST_SEED={}", seed));
   auto be = backend::make_cpu_backend();
-  std::map<std::string, std::vector<std::vector<float>>> references;
+  std::map<std::string, std::unique_ptr<et::Reference>> references;
   for (const Config& c : configs_for_this_world()) {
     Job job = make_job(c.tp);
     for (const et::Scenario& scenario : et::scenarios()) {
@@ -240,13 +301,9 @@ TEST_P(ExecutorEquivalenceTest, EveryStrategyMatchesTheSingleProcessReferenceBit
       Executor executor(make_plan(c, options), *job.world, *job.groups.dp, *job.groups.tp, *be);
       const std::string key = reference_key(c, options);
       if (references.find(key) == references.end()) {
-        et::Reference reference(et::tiny_qwen3(), executor.plan(), seed);
-        for (int s = 0; s < kSteps; ++s) reference.step(s);
-        std::vector<std::vector<float>> values;
-        for (std::size_t p = 0; p < executor.plan().layout.params.size(); ++p) {
-          values.push_back(reference.values(p));
-        }
-        references.emplace(key, std::move(values));
+        auto reference = std::make_unique<et::Reference>(et::tiny_qwen3(), executor.plan(), seed);
+        for (int s = 0; s < kSteps; ++s) reference->step(s);
+        references.emplace(key, std::move(reference));
       }
       const LocalMap map = local_map(executor.plan(), executor.tp_rank());
       upload(*be, executor, map, /*grads=*/false, [&](std::size_t param, std::int64_t index) {
@@ -256,7 +313,8 @@ TEST_P(ExecutorEquivalenceTest, EveryStrategyMatchesTheSingleProcessReferenceBit
       run_steps(*be, executor, job, map, seed, kSteps, outcome);
       EXPECT_EQ(outcome.trace, "");
       expect_usage(executor);
-      EXPECT_EQ(compare_params(*be, executor, map, references.at(key)), "");
+      EXPECT_EQ(compare_params(*be, executor, map, *references.at(key)), "");
+      EXPECT_EQ(compare_states(*be, executor, *references.at(key)), "");
     }
   }
 }

@@ -139,6 +139,7 @@ Zero1Layout build_zero1_layout(const model::ModelSpec& model, const ParallelConf
     if (!groups[g].empty()) {
       layout.buffers.push_back(pack(names[g], groups[g], layout.params, model, config,
                                     layout.options.bucket_size, alignment));
+      layout.buffers.back().expert = g >= 2;
     }
   }
   return layout;

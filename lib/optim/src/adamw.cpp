@@ -5,6 +5,8 @@
 // the executor steps embeddings, heads, norms and biases through the same interface.
 #include "detail.hpp"
 
+#include <canzona/core/error.hpp>
+
 #include <cmath>
 
 namespace canzona::optim::detail {
@@ -31,6 +33,11 @@ class AdamW final : public MatrixOptimizer {
   std::size_t state_bytes(std::int64_t rows, std::int64_t cols) const override {
     check_shape(rows, cols, "adamw state_bytes");
     return static_cast<std::size_t>(2 * rows * cols) * sizeof(float);
+  }
+
+  DirectionRule direction_rule(Shape /*shape*/, int /*step*/) const override {
+    throw ConfigError(
+        "AdamW has no separate update direction (its step is one fused element-wise kernel)");
   }
 
   std::size_t workspace_bytes(std::int64_t rows, std::int64_t cols,

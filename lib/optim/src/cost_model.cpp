@@ -83,8 +83,9 @@ StepCost shampoo_cost(const ShampooOptions& o, std::int64_t r, std::int64_t c) {
   const bool left = r <= o.max_precond_dim;
   const bool right = c <= o.max_precond_dim;
   StepCost cost;
+  // Two apply_update passes: the grafting ratio folded into the direction, then the update.
   cost.hot_flops = n * (flops::kCountNonfinite + flops::kEma + flops::kEmaSquare +
-                        flops::kAdamDirection + 2 * flops::kSumSquares + flops::kApplyUpdate) +
+                        flops::kAdamDirection + 2 * flops::kSumSquares + 2 * flops::kApplyUpdate) +
                    (left ? flops::gemm(r, r, c) : 0.0) + (right ? flops::gemm(c, c, r) : 0.0) +
                    two_sided(r, c, left, right);
   for (const auto& [on, d] : {std::pair{left, r}, std::pair{right, c}}) {
@@ -94,7 +95,9 @@ StepCost shampoo_cost(const ShampooOptions& o, std::int64_t r, std::int64_t c) {
         flops::gemm(d, d, d);
   }
   cost.refresh_interval = o.refresh_interval;
-  cost.first_step_flops = cost.hot_flops + cost.refresh_flops;  // step 1 refreshes
+  // Step 1 refreshes unless roots come at multiples of an interval above 1.
+  const bool first_refreshes = !o.refresh_at_multiples || o.refresh_interval == 1;
+  cost.first_step_flops = cost.hot_flops + (first_refreshes ? cost.refresh_flops : 0.0);
   cost.state_bytes =
       static_cast<std::int64_t>(detail::two_sided_state_bytes(Shape{r, c}, o.max_precond_dim));
   return cost;

@@ -135,11 +135,16 @@ std::int64_t MatrixOptimizer::capacity(Shape shape) const {
 
 void MatrixOptimizer::check_task(const StepTask& task) const {
   const std::string_view label = task.name.empty() ? std::string_view{"<unnamed>"} : task.name;
-  if (task.state == nullptr || task.param == nullptr || task.grad == nullptr) {
+  if (task.state == nullptr || task.grad == nullptr ||
+      (task.param == nullptr && task.direction == nullptr)) {
     throw ConfigError(
-        fmt::format("{} step of parameter '{}': state, param and grad must all be "
-                    "given",
+        fmt::format("{} step of parameter '{}': state, grad and a param or a direction "
+                    "output must be given",
                     name(), label));
+  }
+  if (task.direction != nullptr && kind() == OptimizerKind::kAdamW) {
+    throw ConfigError(fmt::format(
+        "adamw step of parameter '{}': AdamW has no separate direction; step it in place", label));
   }
   if (task.state->kind() != kind()) {
     throw ConfigError(
@@ -215,6 +220,44 @@ void MatrixOptimizer::step_batch(std::span<const StepTask> tasks) {
   for (const StepTask& t : scratch_) ++t.state->steps_;
 }
 
+void MatrixOptimizer::apply_direction(float* param, const void* direction, std::int64_t n,
+                                      Shape shape, int step) {
+  const DirectionRule rule = direction_rule(shape, step);
+  if (!rule.apply || n == 0) return;
+  backend_.apply_update(param, direction, direction_type(), n, 1, rule.lr, rule.weight_decay,
+                        rule.scale, rule.order, nullptr, nullptr);
+}
+
+void MatrixOptimizer::finish(std::span<const StepTask> tasks, const void* u) {
+  if (tasks.empty()) return;
+  const Shape s = tasks.front().state->shape();
+  const std::int64_t n = s.rows * s.cols;
+  const std::size_t bytes = static_cast<std::size_t>(n) * backend::element_size(direction_type());
+  split_dst_.clear();
+  split_src_.clear();
+  apply_params_.clear();
+  apply_src_.clear();
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const void* ui = static_cast<const unsigned char*>(u) + i * bytes;
+    if (tasks[i].direction != nullptr) {
+      split_dst_.push_back(tasks[i].direction);
+      split_src_.push_back(ui);
+    } else {
+      apply_params_.push_back(tasks[i].param);
+      apply_src_.push_back(ui);
+    }
+  }
+  if (!split_dst_.empty()) {
+    backend_.copy(std::span<void* const>(split_dst_), std::span<const void* const>(split_src_),
+                  bytes);
+  }
+  const DirectionRule rule = direction_rule(s, tasks.front().state->steps() + 1);
+  if (apply_params_.empty() || !rule.apply || n == 0) return;
+  backend_.apply_update(std::span<float* const>(apply_params_),
+                        std::span<const void* const>(apply_src_), direction_type(), n, rule.lr,
+                        rule.weight_decay, rule.scale, rule.order, nullptr, nullptr);
+}
+
 std::size_t MatrixOptimizer::nonfinite_gradients() {
   int host = 0;
   backend_.synchronize();
@@ -224,6 +267,21 @@ std::size_t MatrixOptimizer::nonfinite_gradients() {
 
 void MatrixOptimizer::reset_nonfinite_gradients() {
   backend_.fill_zero(counter_.data(), sizeof(int));
+}
+
+backend::ElementType direction_type(const OptimizerSpec& spec) {
+  switch (spec.kind) {
+    case OptimizerKind::kMuon:
+      return detail::ns_type(spec.muon);
+    case OptimizerKind::kShampoo:
+    case OptimizerKind::kSoap:
+      return backend::ElementType::kFloat32;
+    case OptimizerKind::kAdamW:
+      break;
+  }
+  throw ConfigError(
+      "AdamW has no separate update direction (its step is one fused element-wise kernel); "
+      "only muon, shampoo and soap split a step into direction and apply");
 }
 
 std::unique_ptr<MatrixOptimizer> make_matrix_optimizer(const OptimizerSpec& spec,

@@ -157,11 +157,16 @@ class Muon final : public MatrixOptimizer {
       std::swap(x, y);
     }
 
-    const auto scale = static_cast<float>(muon_scale(o, shape));
-    backend_.apply_update(list_of(lists_.b, k, [&tasks](std::size_t i) { return tasks[i].param; }),
-                          backend::Items<const void>(x, count, item_bytes), t, n,
-                          static_cast<float>(o.lr), static_cast<float>(o.weight_decay), scale,
-                          backend::DecayOrder::kBeforeUpdate, nullptr, nullptr);
+    // The direction is the NS result itself; the rule scales it (direction_rule).
+    finish(tasks, x);
+  }
+
+ public:
+  DirectionRule direction_rule(Shape shape, int /*step*/) const override {
+    const MuonOptions& o = spec_.muon;
+    return DirectionRule{true, static_cast<float>(o.lr), static_cast<float>(o.weight_decay),
+                         static_cast<float>(muon_scale(o, shape)),
+                         backend::DecayOrder::kBeforeUpdate};
   }
 
  private:

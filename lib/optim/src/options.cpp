@@ -106,6 +106,13 @@ void validate_shampoo(const ShampooOptions& o) {
   require_at_least("shampoo.max_precond_dim", o.max_precond_dim, 1);
   require_ema("shampoo.graft_beta2", o.graft_beta2);
   require_positive("shampoo.graft_epsilon", o.graft_epsilon);
+  require_at_least("shampoo.start_preconditioning_step", o.start_preconditioning_step, 1);
+  if (o.refresh_at_multiples && o.start_preconditioning_step < o.refresh_interval) {
+    reject("shampoo.start_preconditioning_step", fmt::format("{}", o.start_preconditioning_step),
+           fmt::format("with roots refreshed at multiples of the interval, preconditioning can "
+                       "start no earlier than step {} (the first root)",
+                       o.refresh_interval));
+  }
 }
 
 void validate_soap(const SoapOptions& o) {

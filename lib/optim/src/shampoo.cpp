@@ -57,7 +57,11 @@ class Shampoo final : public MatrixOptimizer {
     const bool left = rows <= o.max_precond_dim;
     const bool right = cols <= o.max_precond_dim;
     const int t = tasks.front().state->steps() + 1;  // 1-based step being taken
-    const bool refresh = (t - 1) % o.refresh_interval == 0;
+    const bool refresh =
+        o.refresh_at_multiples ? t % o.refresh_interval == 0 : (t - 1) % o.refresh_interval == 0;
+    // DistributedShampoo's bias correction of the statistics, applied to their eigenvalues.
+    const auto statistics_scale =
+        o.bias_correct_statistics ? static_cast<float>(1.0 / (1.0 - std::pow(o.beta2, t))) : 1.0f;
     Carver carver(workspace);
     const ShampooWorkspace ws =
         carve_shampoo(carver, o, shape, count, solver_bytes(rows, cols, count));
@@ -89,16 +93,22 @@ class Shampoo final : public MatrixOptimizer {
         float* l = gather(be, lists_, tasks, slot(kL), ws.l, rows * rows);
         gemm_f32(be, count, Trans::kNo, Trans::kYes, rows, rows, cols, add, g, g, keep, l);
         scatter(be, lists_, tasks, slot(kL), l, rows * rows);
-        pl = refresh ? inverse_root(tasks, l, rows, kPL, ws.pl, ws)
+        pl = refresh ? inverse_root(tasks, l, rows, kPL, ws.pl, statistics_scale, ws)
                      : gather(be, lists_, tasks, slot(kPL), ws.pl, rows * rows);
       }
       if (right) {
         float* r = gather(be, lists_, tasks, slot(kR), ws.r, cols * cols);
         gemm_f32(be, count, Trans::kYes, Trans::kNo, cols, cols, rows, add, g, g, keep, r);
         scatter(be, lists_, tasks, slot(kR), r, cols * cols);
-        pr = refresh ? inverse_root(tasks, r, cols, kPR, ws.pr, ws)
+        pr = refresh ? inverse_root(tasks, r, cols, kPR, ws.pr, statistics_scale, ws)
                      : gather(be, lists_, tasks, slot(kPR), ws.pr, cols * cols);
       }
+    }
+
+    // Before start_preconditioning_step the direction is the grafting (Adam) direction alone.
+    if (t < o.start_preconditioning_step) {
+      finish(tasks, ws.a);
+      return;
     }
 
     // Shampoo direction D = L^{-1/4}·M·R^{-1/4} from the raw first moment: its bias correction
@@ -117,14 +127,23 @@ class Shampoo final : public MatrixOptimizer {
       d = ws.d;
     }
 
-    // Grafting: u = D·‖A‖_F/‖D‖_F, the ratio evaluated inside apply_update from device sums.
+    // Grafting: u = D·‖A‖_F/‖D‖_F with the ratio from device sums (no host round trip). It is
+    // folded into the direction by apply_update on a zeroed array (p = 0, lr = −1, no decay:
+    // p ← 0 + ratio·D), so the direction is complete on its own and a TP shard of it applies
+    // exactly like the whole. A is dead once its norm is taken, so its array holds u.
     be.sum_squares(ws.a, ElementType::kFloat32, n, count, ws.sumsq);
     be.sum_squares(d, ElementType::kFloat32, n, count, ws.sumsq + count);
-    be.apply_update(
-        list_of(lists_.c, k, [&tasks](std::size_t i) { return tasks[i].param; }),
-        backend::Items<const void>(d, count, static_cast<std::size_t>(n) * sizeof(float)),
-        ElementType::kFloat32, n, static_cast<float>(o.lr), static_cast<float>(o.weight_decay),
-        1.0f, backend::DecayOrder::kBeforeUpdate, ws.sumsq, ws.sumsq + count);
+    be.fill_zero(ws.a, static_cast<std::size_t>(count * n) * sizeof(float));
+    be.apply_update(ws.a, d, ElementType::kFloat32, n, count, -1.0f, 0.0f, 1.0f,
+                    backend::DecayOrder::kBeforeUpdate, ws.sumsq, ws.sumsq + count);
+    finish(tasks, ws.a);
+  }
+
+ public:
+  DirectionRule direction_rule(Shape /*shape*/, int /*step*/) const override {
+    const ShampooOptions& o = spec_.shampoo;
+    return DirectionRule{true, static_cast<float>(o.lr), static_cast<float>(o.weight_decay), 1.0f,
+                         backend::DecayOrder::kBeforeUpdate};
   }
 
  private:
@@ -140,14 +159,16 @@ class Shampoo final : public MatrixOptimizer {
     return s;
   }
 
-  /// P = Q·diag((max(λ,0)+ε)^{-1/4})·Qᵀ for the batch of statistics `stats` (d×d each); written
-  /// to the states' `slot` (through `gathered` for a batch). Returns the batch of roots.
+  /// P = Q·diag((max(c·λ,0)+ε)^{-1/4})·Qᵀ for the batch of statistics `stats` (d×d each),
+  /// c = `scale` (the statistics' bias correction, 1 without); written to the states' `slot`
+  /// (through `gathered` for a batch). Returns the batch of roots.
   const float* inverse_root(std::span<const StepTask> tasks, const float* stats, std::int64_t d,
-                            int slot, float* gathered, const ShampooWorkspace& ws) {
+                            int slot, float* gathered, float scale, const ShampooWorkspace& ws) {
     const auto count = static_cast<std::int64_t>(tasks.size());
     auto& be = backend_;
     be.copy(ws.q, stats, static_cast<std::size_t>(count * d * d) * sizeof(float));
     be.eigh(d, count, ws.q, ws.w, ws.solver);
+    if (scale != 1.0f) be.axpby(ws.w, ws.w, ElementType::kFloat32, count * d, scale, 0.0f);
     be.scale_columns_pow(ws.q, ws.w, ws.scaled, d, count, static_cast<float>(spec_.shampoo.epsilon),
                          -0.25f);
     float* out = count == 1 ? buffer_state(tasks.front()).at(slot) : gathered;

@@ -54,6 +54,17 @@ class Soap final : public MatrixOptimizer {
     }
   }
 
+ public:
+  // Update number t = step − 1: the first call only initialises (no update, no decay).
+  DirectionRule direction_rule(Shape /*shape*/, int step) const override {
+    const SoapOptions& o = spec_.soap;
+    const int t = step - 1;
+    const double scale =
+        o.correct_bias ? std::sqrt(1.0 - std::pow(o.beta2, t)) / (1.0 - std::pow(o.beta1, t)) : 1.0;
+    return DirectionRule{step > 1, static_cast<float>(o.lr), static_cast<float>(o.weight_decay),
+                         static_cast<float>(scale), backend::DecayOrder::kAfterUpdate};
+  }
+
  private:
   ItemLists lists_;
 
@@ -115,6 +126,13 @@ class Soap final : public MatrixOptimizer {
       backend_.eigh(d, count, q, ws.lam, ws.solver);
       backend_.reverse_columns(q, d, count);
       scatter(backend_, lists_, tasks, slot(tasks, q_slot), q, d * d);
+    }
+    // No update on this call; a split step gets a zero direction its rule does not apply.
+    for (const StepTask& task : tasks) {
+      if (task.direction != nullptr) {
+        backend_.fill_zero(task.direction,
+                           static_cast<std::size_t>(shape.rows * shape.cols) * sizeof(float));
+      }
     }
   }
 
@@ -188,14 +206,9 @@ class Soap final : public MatrixOptimizer {
       be.normalize_rms(items(nb, count, n), n, ws.sumsq, 1e-30f);
     }
 
-    // p ← (p − lr·s·N)·(1 − lr·wd), s = sqrt(1−β2^t)/(1−β1^t) with bias correction.
-    const double scale =
-        o.correct_bias ? std::sqrt(1.0 - std::pow(o.beta2, t)) / (1.0 - std::pow(o.beta1, t)) : 1.0;
-    be.apply_update(
-        list_of(lists_.c, k, [&tasks](std::size_t i) { return tasks[i].param; }),
-        backend::Items<const void>(nb, count, static_cast<std::size_t>(n) * sizeof(float)),
-        ElementType::kFloat32, n, static_cast<float>(o.lr), static_cast<float>(o.weight_decay),
-        static_cast<float>(scale), backend::DecayOrder::kAfterUpdate, nullptr, nullptr);
+    // p ← (p − lr·s·N)·(1 − lr·wd), s = sqrt(1−β2^t)/(1−β1^t) with bias correction
+    // (direction_rule).
+    finish(tasks, nb);
 
     // Statistics after the update (as the original SOAP), then the refresh on t % f == 0.
     const auto keep = static_cast<float>(soap_shampoo_beta(o));

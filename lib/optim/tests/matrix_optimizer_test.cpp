@@ -142,6 +142,17 @@ TEST(ShampooTest, MatchesReferenceWithOneSideUnpreconditioned) {
   }
 }
 
+TEST(ShampooTest, MatchesReferenceWithDistributedShampoosScheduleAndBiasCorrection) {
+  for (const auto& shape : test::test_shapes()) {
+    OptimizerSpec s = test::test_spec(OptimizerKind::kShampoo);
+    s.shampoo.epsilon = kShampooTestEpsilon;
+    s.shampoo.bias_correct_statistics = true;
+    s.shampoo.refresh_at_multiples = true;
+    s.shampoo.start_preconditioning_step = s.shampoo.refresh_interval;
+    expect_matches(s, shape, kShampooBudget, kShampooBudget);
+  }
+}
+
 // ---- SOAP --------------------------------------------------------------------------------------
 
 // As Shampoo: fp32 eigenbases with well-separated eigenvalues carry ~1e-6 relative error, but
@@ -318,6 +329,101 @@ TEST(OperationCountTest, StepsCostTheSameOperationsForOneOrManyMatricesOfAShape)
       EXPECT_LE(many, one + 12) << "step " << t;
     }
   }
+}
+
+// ---- split steps: direction, then apply (piece by piece) == in place ------------------------
+
+// A TP host computes a gathered matrix's direction and every TP rank applies its own shard: the
+// pieces of an applied direction must give bitwise what the in-place step gives, every step.
+// Three 8×8 matrices share one batch, one of them stepped in place beside the split ones.
+void expect_split_equals_in_place(const OptimizerSpec& spec, std::uint64_t seed) {
+  SCOPED_TRACE(fmt::format("seed {}, {}", seed, to_string(spec.kind)));
+  auto be = cpu();
+  const std::vector<Shape> shapes = {{8, 8}, {6, 10}, {12, 4}, {8, 8}, {8, 8}};
+  const std::size_t in_place_in_batch = 3;
+  auto split = make_matrix_optimizer(spec, *be);
+  auto in_place = make_matrix_optimizer(spec, *be);
+  const std::size_t es = backend::element_size(split->direction_type());
+  std::vector<std::unique_ptr<MatrixState>> s_split, s_in_place;
+  std::vector<DeviceArray> p_split, p_in_place, grads;
+  std::vector<backend::Buffer> directions;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const Shape s = shapes[i];
+    s_split.push_back(split->make_state(s.rows, s.cols));
+    s_in_place.push_back(in_place->make_state(s.rows, s.cols));
+    const Matrix p0 = test::fp32_exact(reference::random_normal(s.rows, s.cols, seed + 300 + i));
+    p_split.emplace_back(*be, s.rows * s.cols);
+    p_in_place.emplace_back(*be, s.rows * s.cols);
+    grads.emplace_back(*be, s.rows * s.cols);
+    p_split.back().upload(p0);
+    p_in_place.back().upload(p0);
+    directions.push_back(be->allocate(static_cast<std::size_t>(s.rows * s.cols) * es));
+  }
+  for (int t = 1; t <= 6; ++t) {
+    std::vector<StepTask> tasks;
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      grads[i].upload(
+          test::test_gradient(shapes[i], seed + 50 * static_cast<std::uint64_t>(t) + i));
+      StepTask task{s_split[i].get(), nullptr, grads[i].data(), shapes[i], "w"};
+      if (i == in_place_in_batch) {
+        task.param = p_split[i].data();
+      } else {
+        task.direction = directions[i].data();
+      }
+      tasks.push_back(task);
+    }
+    split->step_batch(tasks);
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      // Three uneven pieces, as TP shards would cut it.
+      const std::int64_t n = shapes[i].rows * shapes[i].cols;
+      const std::int64_t cuts[] = {0, n / 3, n / 3 + n / 4, n};
+      for (int k = 0; k < 3 && i != in_place_in_batch; ++k) {
+        split->apply_direction(
+            p_split[i].data() + cuts[k],
+            directions[i].as<std::byte>() + cuts[k] * static_cast<std::int64_t>(es),
+            cuts[k + 1] - cuts[k], shapes[i], t);
+      }
+      in_place->step(*s_in_place[i], p_in_place[i].data(), grads[i].data());
+      SCOPED_TRACE(fmt::format("step {} matrix {}", t, i));
+      EXPECT_TRUE(bitwise_equal(p_split[i].download_floats(), p_in_place[i].download_floats()));
+      EXPECT_EQ(s_split[i]->steps(), t);
+    }
+  }
+}
+
+TEST(SplitStepTest, DirectionThenShardedApplyEqualsInPlaceBitwise) {
+  const std::uint64_t seed = canzona::testing::test_seed();
+  for (const NsPrecision p : {NsPrecision::kFloat32, NsPrecision::kBFloat16}) {
+    OptimizerSpec s = test::test_spec(OptimizerKind::kMuon);
+    s.muon.ns_precision = p;
+    expect_split_equals_in_place(s, seed);
+  }
+  expect_split_equals_in_place(test::test_spec(OptimizerKind::kShampoo), seed);
+  expect_split_equals_in_place(test::test_spec(OptimizerKind::kSoap), seed);
+}
+
+TEST(SplitStepTest, DirectionTypesAndRules) {
+  OptimizerSpec muon = test::test_spec(OptimizerKind::kMuon);
+  muon.muon.ns_precision = NsPrecision::kBFloat16;
+  EXPECT_EQ(direction_type(muon), backend::ElementType::kBFloat16);
+  muon.muon.ns_precision = NsPrecision::kFloat32;
+  EXPECT_EQ(direction_type(muon), backend::ElementType::kFloat32);
+  EXPECT_EQ(direction_type(test::test_spec(OptimizerKind::kSoap)), backend::ElementType::kFloat32);
+  EXPECT_THROW((void)direction_type(test::test_spec(OptimizerKind::kAdamW)), ConfigError);
+  auto be = cpu();
+  // SOAP's first call leaves the parameter alone; later calls apply with their bias correction.
+  auto soap = make_matrix_optimizer(test::test_spec(OptimizerKind::kSoap), *be);
+  EXPECT_FALSE(soap->direction_rule({4, 4}, 1).apply);
+  EXPECT_TRUE(soap->direction_rule({4, 4}, 2).apply);
+  EXPECT_EQ(soap->direction_rule({4, 4}, 2).order, backend::DecayOrder::kAfterUpdate);
+  // AdamW steps in place only.
+  auto adamw = make_matrix_optimizer(test::test_spec(OptimizerKind::kAdamW), *be);
+  auto state = adamw->make_state(1, 4);
+  DeviceArray g(*be, 4);
+  auto out = be->allocate(16);
+  StepTask task{state.get(), nullptr, g.data(), {1, 4}, "bias"};
+  task.direction = out.data();
+  EXPECT_THROW(adamw->step_batch(std::span<const StepTask>(&task, 1)), ConfigError);
 }
 
 // ---- non-finite gradients ----------------------------------------------------------------------

@@ -53,11 +53,11 @@ void check_buffers(const StepPlan& plan) {
       fail(plan, fmt::format("buffer '{}': all-gather on cuts needs a reduce-scatter grad sync",
                              buffer.name));
     }
-    if (bp.param_sync != ParamSync::kNone && bp.matrix && !sharded) {
+    if (bp.param_sync == ParamSync::kAllGatherOwned) {
       for (int owner : bp.owner) {
         if (owner == -1) {
-          fail(plan, fmt::format("buffer '{}': an all-reduced buffer with a parameter sync "
-                                 "needs an owner for every entry",
+          fail(plan, fmt::format("buffer '{}': an all-gather of owned entries needs an owner "
+                                 "for every entry",
                                  buffer.name));
         }
       }

@@ -42,6 +42,9 @@ void hash_options(Fnv1a& h, const StrategyOptions& o) {
   h.text(to_string(o.tp_schedule));
   h.f64(o.slot_mib);
   h.text(to_string(o.transport));
+  h.text(to_string(o.tp_execution));
+  h.text(dtype_name(o.precision.params));
+  h.text(dtype_name(o.precision.grad_reduce));
   h.u64(o.split.qkv);
   h.u64(o.split.qkv_per_head);
   h.u64(o.split.fc1);

@@ -22,11 +22,26 @@ void add_matrix(RankLoad& load, const MatrixPlan& m) {
   load.state_bytes += m.state_bytes;
 }
 
+// The AdamW elements a DP rank steps: its slice of every bucket (ZeRO-1), every element
+// (DP-SC's replicated AdamW), or the entries it owns (layer-wise).
 void add_adamw_slices(const StepPlan& plan, RankLoad& load) {
   for (const BufferPlan& bp : plan.buffers) {
     if (bp.matrix) continue;
-    for (const BucketCuts& cuts : bp.partition.buckets) {
-      load.adamw_elements += cuts.slice(load.dp_rank);
+    const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
+    switch (bp.param_sync) {
+      case ParamSync::kAllGather:
+        for (const BucketCuts& cuts : bp.partition.buckets) {
+          load.adamw_elements += cuts.slice(load.dp_rank);
+        }
+        break;
+      case ParamSync::kNone:
+        load.adamw_elements += buffer.total;
+        break;
+      case ParamSync::kAllGatherOwned:
+        for (std::size_t e = 0; e < buffer.entries.size(); ++e) {
+          if (bp.owner[e] == load.dp_rank) load.adamw_elements += buffer.entries[e].numel();
+        }
+        break;
     }
   }
   load.adamw_flops = static_cast<double>(load.adamw_elements) * optim::flops::kAdamWStep;

@@ -1,10 +1,11 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// rank_collectives: the collectives one rank issues in a step, with the bytes the communicator
-// trace will record for them (same formulas: canzona/comm/volume.hpp).
+// rank_collectives: the collectives one rank issues in a step, with the element type and the
+// bytes the communicator trace will record for them (same formulas: canzona/comm/volume.hpp).
 #include <canzona/comm/trace.hpp>
 #include <canzona/comm/volume.hpp>
+#include <canzona/optim/matrix_optimizer.hpp>
 
 #include <span>
 #include <vector>
@@ -14,26 +15,35 @@
 namespace canzona::plan {
 namespace {
 
-constexpr std::uint64_t kElementBytes = 4;  // every payload is fp32
-
 using Counts = std::vector<std::size_t>;
+
+// The TP gathers move the fp32 main gradients.
+constexpr comm::DataType kGradientType = comm::DataType::kFloat32;
+
+comm::DataType direction_type(const StrategyOptions& options) {
+  return optim::direction_type(options.optimizer) == backend::ElementType::kBFloat16
+             ? comm::DataType::kBFloat16
+             : comm::DataType::kFloat32;
+}
 
 class CollectiveList {
  public:
   CollectiveList(int dp_rank, int tp_rank, int dp, int tp)
       : dp_rank_(dp_rank), tp_rank_(tp_rank), dp_(dp), tp_(tp) {}
 
-  PlannedCollective& add(Phase phase, Group group, comm::CollectiveOp op, int root,
-                         const comm::Volume& volume) {
+  PlannedCollective& add(Phase phase, Group group, comm::CollectiveOp op, comm::DataType dtype,
+                         int root, const comm::Volume& volume) {
+    const std::uint64_t element_bytes = comm::size_of(dtype);
     PlannedCollective c;
     c.phase = phase;
     c.group = group;
     c.op = std::string(comm::to_string(op));
+    c.dtype = dtype;
     c.group_size = group == Group::kDp ? dp_ : tp_;
     c.root = root;
     c.count = volume.count;
-    c.bytes_sent = volume.sent * kElementBytes;
-    c.bytes_received = volume.received * kElementBytes;
+    c.bytes_sent = volume.sent * element_bytes;
+    c.bytes_received = volume.received * element_bytes;
     out_.push_back(std::move(c));
     return out_.back();
   }
@@ -57,6 +67,7 @@ std::size_t slot_shard_numel(const StepPlan& plan, const std::vector<std::size_t
 }
 
 void add_grad_sync(const StepPlan& plan, CollectiveList& list) {
+  const comm::DataType dtype = plan.options.precision.grad_reduce;
   for (const BufferPlan& bp : plan.buffers) {
     const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
     for (std::size_t k = 0; k < buffer.buckets.size(); ++k) {
@@ -64,11 +75,11 @@ void add_grad_sync(const StepPlan& plan, CollectiveList& list) {
       PlannedCollective* c = nullptr;
       if (bp.grad_sync == GradSync::kReduceScatter) {
         const Counts counts = bp.partition.buckets[k].counts();
-        c = &list.add(Phase::kGradSync, Group::kDp, comm::CollectiveOp::kReduceScatter, -1,
+        c = &list.add(Phase::kGradSync, Group::kDp, comm::CollectiveOp::kReduceScatter, dtype, -1,
                       comm::reduce_scatter_volume(counts, rank));
       } else {
         const auto count = static_cast<std::size_t>(buffer.buckets[k].size());
-        c = &list.add(Phase::kGradSync, Group::kDp, comm::CollectiveOp::kAllReduce, -1,
+        c = &list.add(Phase::kGradSync, Group::kDp, comm::CollectiveOp::kAllReduce, dtype, -1,
                       comm::all_reduce_volume(count, rank, plan.dp()));
       }
       c->buffer = bp.buffer;
@@ -79,47 +90,49 @@ void add_grad_sync(const StepPlan& plan, CollectiveList& list) {
 
 void add_param_sync(const StepPlan& plan, CollectiveList& list) {
   const int rank = list.rank(Group::kDp);
+  const comm::DataType dtype = plan.options.precision.params;
   for (const BufferPlan& bp : plan.buffers) {
+    if (bp.param_sync != ParamSync::kAllGather) continue;
     const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
-    if (bp.param_sync == ParamSync::kAllGather) {
-      for (std::size_t k = 0; k < buffer.buckets.size(); ++k) {
-        const Counts counts = bp.partition.buckets[k].counts();
-        PlannedCollective& c =
-            list.add(Phase::kParamSync, Group::kDp, comm::CollectiveOp::kAllGather, -1,
-                     comm::all_gather_volume(counts, rank));
-        c.buffer = bp.buffer;
-        c.bucket = static_cast<int>(k);
-      }
-    } else if (bp.param_sync == ParamSync::kAllGatherOwned) {
-      const Counts counts = owned_counts(plan, bp);
+    for (std::size_t k = 0; k < buffer.buckets.size(); ++k) {
+      const Counts counts = bp.partition.buckets[k].counts();
       PlannedCollective& c = list.add(Phase::kParamSync, Group::kDp, comm::CollectiveOp::kAllGather,
-                                      -1, comm::all_gather_volume(counts, rank));
+                                      dtype, -1, comm::all_gather_volume(counts, rank));
       c.buffer = bp.buffer;
+      c.bucket = static_cast<int>(k);
     }
+  }
+  for (const std::vector<std::size_t>& group : owned_sync_groups(plan)) {
+    const Counts counts = owned_counts(plan, group);
+    PlannedCollective& c = list.add(Phase::kParamSync, Group::kDp, comm::CollectiveOp::kAllGather,
+                                    dtype, -1, comm::all_gather_volume(counts, rank));
+    c.buffer = group.size() == 1 ? group.front() : kEveryBuffer;
   }
 }
 
+// Gradient shards to their hosts: one all-to-all-v of the whole micro-group, or one gather per
+// matrix.
 void add_micro_group_gather(const StepPlan& plan, const MicroGroupPlan& group, int g,
                             CollectiveList& list) {
   const int t = list.rank(Group::kTp);
   if (plan.options.transport == TpTransport::kAllToAll) {
     Counts send(static_cast<std::size_t>(plan.tp()));
     Counts recv(send.size());
-    const std::size_t mine = 2 * slot_shard_numel(plan, group.slots[static_cast<std::size_t>(t)]);
+    const std::size_t mine = slot_shard_numel(plan, group.slots[static_cast<std::size_t>(t)]);
     for (std::size_t j = 0; j < send.size(); ++j) {
-      send[j] = 2 * slot_shard_numel(plan, group.slots[j]);
+      send[j] = slot_shard_numel(plan, group.slots[j]);
       recv[j] = mine;
     }
-    list.add(Phase::kTpGather, Group::kTp, comm::CollectiveOp::kAllToAll, -1,
+    list.add(Phase::kTpGather, Group::kTp, comm::CollectiveOp::kAllToAll, kGradientType, -1,
              comm::all_to_all_volume(send, recv, t))
         .micro_group = g;
     return;
   }
   for (const auto& slot : group.slots) {
     for (std::size_t i : slot) {
-      const Counts counts(static_cast<std::size_t>(plan.tp()), 2 * local_numel(plan.matrices[i]));
+      const Counts counts(static_cast<std::size_t>(plan.tp()), local_numel(plan.matrices[i]));
       PlannedCollective& c = list.add(Phase::kTpGather, Group::kTp, comm::CollectiveOp::kGather,
-                                      plan.matrices[i].tp_host,
+                                      kGradientType, plan.matrices[i].tp_host,
                                       comm::gather_volume(counts, t, plan.matrices[i].tp_host));
       c.micro_group = g;
       c.matrix = static_cast<int>(i);
@@ -127,9 +140,11 @@ void add_micro_group_gather(const StepPlan& plan, const MicroGroupPlan& group, i
   }
 }
 
+// Update (direction) shards back from their hosts.
 void add_micro_group_scatter(const StepPlan& plan, const MicroGroupPlan& group, int g,
                              CollectiveList& list) {
   const int t = list.rank(Group::kTp);
+  const comm::DataType dtype = direction_type(plan.options);
   if (plan.options.transport == TpTransport::kAllToAll) {
     Counts send(static_cast<std::size_t>(plan.tp()));
     Counts recv(send.size());
@@ -138,7 +153,7 @@ void add_micro_group_scatter(const StepPlan& plan, const MicroGroupPlan& group, 
       send[j] = mine;
       recv[j] = slot_shard_numel(plan, group.slots[j]);
     }
-    list.add(Phase::kTpScatter, Group::kTp, comm::CollectiveOp::kAllToAll, -1,
+    list.add(Phase::kTpScatter, Group::kTp, comm::CollectiveOp::kAllToAll, dtype, -1,
              comm::all_to_all_volume(send, recv, t))
         .micro_group = g;
     return;
@@ -147,7 +162,7 @@ void add_micro_group_scatter(const StepPlan& plan, const MicroGroupPlan& group, 
     for (std::size_t i : slot) {
       const Counts counts(static_cast<std::size_t>(plan.tp()), local_numel(plan.matrices[i]));
       PlannedCollective& c = list.add(Phase::kTpScatter, Group::kTp, comm::CollectiveOp::kScatter,
-                                      plan.matrices[i].tp_host,
+                                      dtype, plan.matrices[i].tp_host,
                                       comm::scatter_volume(counts, t, plan.matrices[i].tp_host));
       c.micro_group = g;
       c.matrix = static_cast<int>(i);
@@ -158,19 +173,29 @@ void add_micro_group_scatter(const StepPlan& plan, const MicroGroupPlan& group, 
 void add_tp(const StepPlan& plan, int dp_rank, CollectiveList& list) {
   const auto& groups = plan.micro_groups.at(static_cast<std::size_t>(dp_rank));
   const int n = static_cast<int>(groups.size());
-  // Pipeline issue order: G0, then per group g: G(g+1), S(g).
-  if (n > 0) add_micro_group_gather(plan, groups[0], 0, list);
-  for (int g = 0; g < n; ++g) {
-    if (g + 1 < n)
-      add_micro_group_gather(plan, groups[static_cast<std::size_t>(g + 1)], g + 1, list);
-    add_micro_group_scatter(plan, groups[static_cast<std::size_t>(g)], g, list);
+  const auto group = [&](int g) -> const MicroGroupPlan& {
+    return groups[static_cast<std::size_t>(g)];
+  };
+  if (plan.options.tp_execution == TpExecution::kSerial) {
+    for (int g = 0; g < n; ++g) {
+      add_micro_group_gather(plan, group(g), g, list);
+      add_micro_group_scatter(plan, group(g), g, list);
+    }
+  } else {
+    // Pipeline issue order: G0, then per group g: G(g+1), S(g).
+    if (n > 0) add_micro_group_gather(plan, group(0), 0, list);
+    for (int g = 0; g < n; ++g) {
+      if (g + 1 < n) add_micro_group_gather(plan, group(g + 1), g + 1, list);
+      add_micro_group_scatter(plan, group(g), g, list);
+    }
   }
+  // TP-SC: every TP rank gathers the whole gradient and steps the matrix itself.
   const int t = list.rank(Group::kTp);
   for (std::size_t i : plan.replicated_matrices.at(static_cast<std::size_t>(dp_rank))) {
     const MatrixPlan& m = plan.matrices[i];
     if (!m.sharded()) continue;
-    const Counts counts(static_cast<std::size_t>(plan.tp()), 2 * local_numel(m));
-    list.add(Phase::kTpGather, Group::kTp, comm::CollectiveOp::kAllGather, -1,
+    const Counts counts(static_cast<std::size_t>(plan.tp()), local_numel(m));
+    list.add(Phase::kTpGather, Group::kTp, comm::CollectiveOp::kAllGather, kGradientType, -1,
              comm::all_gather_volume(counts, t))
         .matrix = static_cast<int>(i);
   }
@@ -178,14 +203,31 @@ void add_tp(const StepPlan& plan, int dp_rank, CollectiveList& list) {
 
 }  // namespace
 
-std::vector<std::size_t> owned_counts(const StepPlan& plan, const BufferPlan& buffer_plan) {
-  const layout::Buffer& buffer = plan.layout.buffers.at(buffer_plan.buffer);
+std::vector<std::vector<std::size_t>> owned_sync_groups(const StepPlan& plan) {
+  std::vector<std::size_t> dense;
+  std::vector<std::size_t> expert;
+  for (const BufferPlan& bp : plan.buffers) {
+    if (bp.param_sync != ParamSync::kAllGatherOwned) continue;
+    (plan.layout.buffers[bp.buffer].expert ? expert : dense).push_back(bp.buffer);
+  }
+  std::vector<std::vector<std::size_t>> groups;
+  if (!dense.empty()) groups.push_back(std::move(dense));
+  if (!expert.empty()) groups.push_back(std::move(expert));
+  return groups;
+}
+
+std::vector<std::size_t> owned_counts(const StepPlan& plan, const std::vector<std::size_t>& group) {
   std::vector<std::size_t> counts(static_cast<std::size_t>(plan.dp()), 0);
-  for (std::size_t e = 0; e < buffer.entries.size(); ++e) {
-    const int owner = buffer_plan.owner[e];
-    if (owner >= 0)
-      counts[static_cast<std::size_t>(owner)] +=
-          static_cast<std::size_t>(buffer.entries[e].numel());
+  for (std::size_t b : group) {
+    const layout::Buffer& buffer = plan.layout.buffers.at(b);
+    const BufferPlan& bp = plan.buffers.at(b);
+    for (std::size_t e = 0; e < buffer.entries.size(); ++e) {
+      const int owner = bp.owner[e];
+      if (owner >= 0) {
+        counts[static_cast<std::size_t>(owner)] +=
+            static_cast<std::size_t>(buffer.entries[e].numel());
+      }
+    }
   }
   return counts;
 }

@@ -53,6 +53,14 @@ constexpr std::array<std::pair<TpTransport, std::string_view>, 2> kTransportName
     {TpTransport::kAllToAll, "all-to-all"},
     {TpTransport::kGatherScatter, "gather-scatter"},
 }};
+constexpr std::array<std::pair<TpExecution, std::string_view>, 2> kExecutionNames = {{
+    {TpExecution::kPipelined, "pipelined"},
+    {TpExecution::kSerial, "serial"},
+}};
+constexpr std::array<std::pair<comm::DataType, std::string_view>, 2> kDtypeNames = {{
+    {comm::DataType::kBFloat16, "bf16"},
+    {comm::DataType::kFloat32, "fp32"},
+}};
 constexpr std::array<std::pair<GradSync, std::string_view>, 2> kGradSyncNames = {{
     {GradSync::kReduceScatter, "reduce_scatter"},
     {GradSync::kAllReduce, "all_reduce"},
@@ -75,6 +83,8 @@ constexpr std::array<std::pair<Phase, std::string_view>, kPhaseCount> kPhaseName
 std::string_view to_string(DpStrategy strategy) { return name_of(strategy, kDpNames); }
 std::string_view to_string(TpStrategy strategy) { return name_of(strategy, kTpNames); }
 std::string_view to_string(TpTransport transport) { return name_of(transport, kTransportNames); }
+std::string_view to_string(TpExecution execution) { return name_of(execution, kExecutionNames); }
+std::string_view dtype_name(comm::DataType type) { return name_of(type, kDtypeNames); }
 std::string_view to_string(GradSync sync) { return name_of(sync, kGradSyncNames); }
 std::string_view to_string(ParamSync sync) { return name_of(sync, kParamSyncNames); }
 std::string_view to_string(Phase phase) { return name_of(phase, kPhaseNames); }
@@ -87,6 +97,12 @@ TpStrategy parse_tp_strategy(std::string_view text) {
 }
 TpTransport parse_tp_transport(std::string_view text) {
   return parse_name(text, "TP transport", kTransportNames);
+}
+TpExecution parse_tp_execution(std::string_view text) {
+  return parse_name(text, "TP execution", kExecutionNames);
+}
+comm::DataType parse_dtype(std::string_view text, std::string_view what) {
+  return parse_name(text, what, kDtypeNames);
 }
 
 }  // namespace canzona::plan

@@ -27,7 +27,7 @@ double bandwidth_gbps(const Topology& t, CollectiveClass kind, const GroupPlacem
   const CollectiveClass cap_class =
       kind == CollectiveClass::kAllReduce ? CollectiveClass::kReduceScatter : kind;
   return std::min(t.intra_node.busbw_gbps[cap_class],
-                  p.min_ranks_per_node * t.inter_node.busbw_gbps[kind]);
+                  p.min_ranks_per_node * t.inter_node.busbw_at(kind, p.nodes));
 }
 
 // Seconds for the bandwidth term of an all-to-all: the on-node and off-node shares travel over

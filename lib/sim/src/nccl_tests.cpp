@@ -265,6 +265,11 @@ Topology calibrate_topology(Topology t, const std::vector<NcclTestsRun>& runs) {
         t.inter_node.busbw_gbps[run.op] = fit.busbw_gbps / per_node;
         what = fmt::format("inter-node busbw {:.1f} GB/s per NIC ({} ranks per node)",
                            t.inter_node.busbw_gbps[run.op], per_node);
+        if (!t.inter_node.busbw_by_nodes.empty()) {
+          // The measured cluster replaces the published node-count table.
+          t.inter_node.busbw_by_nodes.clear();
+          what += "; the busbw-by-node-count table of the base is dropped";
+        }
       }
       // Latency grows linearly with the inter-node step latency; bisect for the value that
       // reproduces the fitted alpha.

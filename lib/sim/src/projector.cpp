@@ -180,6 +180,21 @@ RankWork build_rank(const plan::StepPlan& plan, int dp_rank, int tp_rank,
     }
   }
 
+  // Serial TP execution (Megatron-Canzona's executor): a micro-group's gather is issued only
+  // once the element-wise update and every earlier group's steps on this rank are done.
+  if (plan.options.tp_execution == plan::TpExecution::kSerial) {
+    std::vector<int> before = adamw_tasks;
+    for (std::size_t g = 0; g < group_tasks.size(); ++g) {
+      for (CommOp& op : w.ops) {
+        if (op.collective.phase == Phase::kTpGather &&
+            op.collective.micro_group == static_cast<int>(g)) {
+          op.deps = before;
+        }
+      }
+      before.insert(before.end(), group_tasks[g].begin(), group_tasks[g].end());
+    }
+  }
+
   // Collectives that wait for kernels: scatters for their host's steps, param sync for every
   // step on the rank that touches its buffer.
   for (CommOp& op : w.ops) {

@@ -65,6 +65,14 @@ DeviceProfile hopper(std::string name, double hbm_gbps) {
   return d;
 }
 
+// Per-NIC busbw of ring-type collectives vs node count for 8 × 400 Gb/s NDR rails, from
+// published nccl-tests runs (research/qwen3-and-hardware.md §2.2-2.3): 2 nodes 46-49 GB/s
+// (NVIDIA/nccl-tests #290, #267, #319: "46-48GB/s per NIC", "48-49GB/s"); 4 nodes × 8 H100
+// all_reduce 365.84 GB/s busbw = 45.7 per NIC (#309); 248 nodes × 8 H200 all_reduce "typically
+// around 350G" = 43.75 per NIC, at times below 300 (#283). No published run between 4 and 248
+// nodes was found; the interpolation assumes a smooth decline (at 32 nodes: 44.7 GB/s).
+std::vector<NodeBandwidth> ndr_busbw_by_nodes() { return {{2, 48.0}, {4, 45.7}, {248, 43.75}}; }
+
 Topology dgx_hopper(std::string name, std::string gpu, double hbm_gbps) {
   Topology t;
   t.name = std::move(name);
@@ -73,8 +81,13 @@ Topology dgx_hopper(std::string name, std::string gpu, double hbm_gbps) {
   t.gpus_per_node = 8;
   t.intra_node = hopper_nvlink();
   t.inter_node = ndr_rail(48.0);  // §2.2: 46–49 GB/s achievable NCCL bandwidth per NDR NIC
+  t.inter_node.busbw_by_nodes = ndr_busbw_by_nodes();
   t.device = hopper(gpu, hbm_gbps);
-  t.provenance = {"preset: research/qwen3-and-hardware.md §2.1-2.7 (not measured here)"};
+  t.provenance = {
+      "preset: research/qwen3-and-hardware.md §2.1-2.7 (not measured here)",
+      "inter-node per-NIC busbw by node count (ring-type collectives): 2 nodes 48, "
+      "4 nodes 45.7, 248 nodes 43.75 GB/s from NVIDIA/nccl-tests issues #290/#267/#319, "
+      "#309, #283; piecewise linear in log2(nodes)"};
   return t;
 }
 
@@ -185,13 +198,38 @@ BusBandwidth read_busbw(const Reader& level) {
   return b;
 }
 
+// [[nodes, GB/s], ...] with increasing node counts >= 1.
+std::vector<NodeBandwidth> read_by_nodes(const Reader& level) {
+  std::vector<NodeBandwidth> table;
+  const nlohmann::json* v = level.find("busbw_by_nodes");
+  if (v == nullptr) return table;
+  if (!v->is_array() || v->empty()) {
+    level.fail("busbw_by_nodes", "must be a non-empty array of [nodes, GB/s] pairs");
+  }
+  for (const nlohmann::json& point : *v) {
+    if (!point.is_array() || point.size() != 2 || !point[0].is_number_integer() ||
+        !point[1].is_number()) {
+      level.fail("busbw_by_nodes", fmt::format("has {}; each entry is [nodes, GB/s], e.g. "
+                                               "[4, 45.7]",
+                                               point.dump()));
+    }
+    const NodeBandwidth b{point[0].get<int>(), point[1].get<double>()};
+    if (b.nodes < 1 || (!table.empty() && b.nodes <= table.back().nodes)) {
+      level.fail("busbw_by_nodes", "needs node counts >= 1 in increasing order");
+    }
+    table.push_back(b);
+  }
+  return table;
+}
+
 LinkLevel read_level(const Reader& parent, std::string_view key) {
   Reader r = parent.child(key);
-  r.reject_unknown({"base_latency_us", "step_latency_us", "busbw_gbps"});
+  r.reject_unknown({"base_latency_us", "step_latency_us", "busbw_gbps", "busbw_by_nodes"});
   LinkLevel l;
   l.base_latency_us = r.number("base_latency_us", false, 0.0);
   l.step_latency_us = r.number("step_latency_us", true);
   l.busbw_gbps = read_busbw(r);
+  l.busbw_by_nodes = read_by_nodes(r);
   return l;
 }
 
@@ -231,6 +269,9 @@ void check_level(const Topology& t, std::string_view level, const LinkLevel& l) 
     check_rate(t, fmt::format("{}.busbw_gbps.{}", level, kClassNames[static_cast<std::size_t>(i)]),
                l.busbw_gbps[static_cast<CollectiveClass>(i)]);
   }
+  for (const NodeBandwidth& b : l.busbw_by_nodes) {
+    check_rate(t, fmt::format("{}.busbw_by_nodes at {} nodes", level, b.nodes), b.busbw_gbps);
+  }
 }
 
 nlohmann::json busbw_json(const BusBandwidth& b) {
@@ -242,12 +283,31 @@ nlohmann::json busbw_json(const BusBandwidth& b) {
 }
 
 nlohmann::json level_json(const LinkLevel& l) {
-  return {{"base_latency_us", l.base_latency_us},
-          {"step_latency_us", l.step_latency_us},
-          {"busbw_gbps", busbw_json(l.busbw_gbps)}};
+  nlohmann::json j = {{"base_latency_us", l.base_latency_us},
+                      {"step_latency_us", l.step_latency_us},
+                      {"busbw_gbps", busbw_json(l.busbw_gbps)}};
+  if (!l.busbw_by_nodes.empty()) {
+    nlohmann::json table = nlohmann::json::array();
+    for (const NodeBandwidth& b : l.busbw_by_nodes) table.push_back({b.nodes, b.busbw_gbps});
+    j["busbw_by_nodes"] = std::move(table);
+  }
+  return j;
 }
 
 }  // namespace
+
+double LinkLevel::busbw_at(CollectiveClass kind, int nodes) const {
+  if (busbw_by_nodes.empty() || kind == CollectiveClass::kAllToAll) return busbw_gbps[kind];
+  const auto& t = busbw_by_nodes;
+  if (nodes <= t.front().nodes) return t.front().busbw_gbps;
+  if (nodes >= t.back().nodes) return t.back().busbw_gbps;
+  std::size_t i = 1;
+  while (t[i].nodes < nodes) ++i;
+  const double x0 = std::log2(t[i - 1].nodes);
+  const double x1 = std::log2(t[i].nodes);
+  const double w = (std::log2(nodes) - x0) / (x1 - x0);
+  return t[i - 1].busbw_gbps + w * (t[i].busbw_gbps - t[i - 1].busbw_gbps);
+}
 
 std::string_view to_string(CollectiveClass kind) {
   return kClassNames.at(static_cast<std::size_t>(kind));

@@ -64,6 +64,7 @@ Topology free_network() {
   t.inter_node.step_latency_us = 0;
   t.intra_node.busbw_gbps = {1e15, 1e15, 1e15, 1e15, 1e15};
   t.inter_node.busbw_gbps = t.intra_node.busbw_gbps;
+  t.inter_node.busbw_by_nodes.clear();
   return t;
 }
 
@@ -241,6 +242,31 @@ TEST_F(ProjectorTest, UnevenCollectivesAreGroupedBroadcastsOrPaddedRings) {
   EXPECT_NEAR(padded.ranks[0].phases.grad_sync, expect_padded, 1e-12);
   EXPECT_EQ(parse_uneven_collectives("padded"), UnevenCollectives::kPadded);
   EXPECT_THROW(parse_uneven_collectives("sometimes"), ConfigError);
+}
+
+// Serial TP execution (Megatron-Canzona's executor): nothing overlaps inside the TP pipeline,
+// so on a slow network the step is at least the pipelined one, and every gather starts after
+// the previous group's scatter.
+TEST_F(ProjectorTest, SerialTpExecutionWaitsForEachMicroGroup) {
+  SyntheticCompute compute(offset_);
+  Topology t = topology_preset("dgx-h100");
+  t.intra_node.busbw_gbps = {1, 1, 1, 1, 1};  // TP traffic as costly as compute
+  plan::StrategyOptions options;
+  options.tp_schedule = plan::MicroGroupMode::kSingle;  // one matrix per host: many groups
+  layout::ParallelConfig config;
+  config.dp = 1;
+  config.tp = 2;
+  const plan::StepPlan pipelined = baselines::make_step_plan(tiny_model(), config, options);
+  options.tp_execution = plan::TpExecution::kSerial;
+  const plan::StepPlan serial = baselines::make_step_plan(tiny_model(), config, options);
+  ASSERT_GT(serial.micro_groups[0].size(), 2u);
+  const Projection p = project(pipelined, t, compute);
+  const Projection s = project(serial, t, compute);
+  EXPECT_GT(s.step_seconds, p.step_seconds);
+  // The same work and bytes, only the order and the overlap differ.
+  EXPECT_EQ(s.collectives, p.collectives);
+  EXPECT_EQ(s.compute_tasks, p.compute_tasks);
+  EXPECT_NEAR(s.straggler.phases.compute, p.straggler.phases.compute, 1e-12);
 }
 
 TEST_F(ProjectorTest, JsonIsLabelledAsAProjection) {

@@ -75,6 +75,32 @@ TEST(TopologyTest, RejectsUnknownKeysMissingFieldsAndBadValues) {
   expect_config_error([&] { topology_from_json(j, "t.json"); }, "gpus_per_node");
 }
 
+TEST(TopologyTest, InterNodeBusbwFollowsTheNodeCountTable) {
+  const Topology t = topology_preset("dgx-h100");
+  ASSERT_FALSE(t.inter_node.busbw_by_nodes.empty());
+  const LinkLevel& nic = t.inter_node;
+  EXPECT_DOUBLE_EQ(nic.busbw_at(CollectiveClass::kAllReduce, 1), 48.0);  // clamped below
+  EXPECT_DOUBLE_EQ(nic.busbw_at(CollectiveClass::kAllReduce, 2), 48.0);
+  EXPECT_DOUBLE_EQ(nic.busbw_at(CollectiveClass::kReduceScatter, 4), 45.7);
+  EXPECT_DOUBLE_EQ(nic.busbw_at(CollectiveClass::kAllGather, 1024), 43.75);  // clamped above
+  // Linear in log2(nodes) between the points, falling with the node count.
+  const double at16 = nic.busbw_at(CollectiveClass::kAllGather, 16);
+  const double at64 = nic.busbw_at(CollectiveClass::kAllGather, 64);
+  EXPECT_NEAR((at16 + at64) / 2, nic.busbw_at(CollectiveClass::kAllGather, 32), 1e-12);
+  EXPECT_GT(at16, at64);
+  // All-to-all keeps its per-NIC rate.
+  EXPECT_DOUBLE_EQ(nic.busbw_at(CollectiveClass::kAllToAll, 64), 48.0);
+  // Round trip, and bad tables are refused with the key named.
+  nlohmann::json j = nlohmann::json(t);
+  EXPECT_EQ(j["inter_node"]["busbw_by_nodes"].size(), 3u);
+  j["inter_node"]["busbw_by_nodes"] = nlohmann::json::array({{8, 40.0}, {4, 45.0}});
+  expect_config_error([&] { topology_from_json(j, "t.json"); }, "increasing");
+  j["inter_node"]["busbw_by_nodes"] = nlohmann::json::array({{8, -1.0}});
+  expect_config_error([&] { topology_from_json(j, "t.json"); }, "busbw_by_nodes");
+  j["inter_node"]["busbw_by_nodes"] = "fast";
+  expect_config_error([&] { topology_from_json(j, "t.json"); }, "busbw_by_nodes");
+}
+
 TEST(TopologyTest, ResolveNamesPresetsAndFiles) {
   expect_config_error([] { resolve_topology("dgx-b200"); }, "dgx-h100");
   const auto dir =

@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The strategy registry: the names the paper compares (canzona, sc, layerwise, ...) and the
-// DP × TP combinations, turned into StepPlans. Canzona's planners live in lib/plan; the DP-side
-// baselines (DP-SC, layer-wise) live here, so this is the one place that knows them all.
+// DP × TP combinations, turned into StepPlans. make_step_plan is the one place a plan is built:
+// it combines Canzona's planners (lib/plan) with the baseline planners of this folder
+// (README.md, "Where plans are built").
 #pragma once
 
 #include <canzona/layout/parallel_config.hpp>

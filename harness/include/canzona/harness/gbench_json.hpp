@@ -18,13 +18,18 @@ namespace canzona::harness {
 /// One row of the `benchmarks` array.
 struct BenchmarkRow {
   std::string name;
+  std::string run_name;        ///< the run a repetition or aggregate belongs to (= name if absent)
   std::string run_type;        ///< "iteration" or "aggregate"
   std::string aggregate_name;  ///< "mean", "median", "stddev", "cv" for aggregates, else ""
+  std::string aggregate_unit;  ///< "time", or "percentage" (cv: real_time is a fraction)
+  std::int64_t repetitions = 1;       ///< repetitions of the run (1 when the field is absent)
+  std::int64_t repetition_index = 0;  ///< which repetition an iteration row is
   std::int64_t iterations = 0;
   double real_time = 0.0;
   double cpu_time = 0.0;
   std::string time_unit;                   ///< "ns", "us", "ms" or "s"
   std::map<std::string, double> counters;  ///< every other numeric field (user counters)
+  std::string label;                       ///< SetLabel() text ("" when absent)
   std::optional<std::string> error;        ///< error_message / skip_message when it failed
 };
 

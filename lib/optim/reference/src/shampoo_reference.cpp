@@ -52,19 +52,23 @@ void ShampooReference::step(Matrix& param, const Matrix& grad) {
   if (has_right_) {
     right_ = axpby(o.beta2, right_, 1.0 - o.beta2, matmul(transpose(grad), grad));
   }
-  if ((t - 1) % o.refresh_interval == 0) {
+  const bool refresh =
+      o.refresh_at_multiples ? t % o.refresh_interval == 0 : (t - 1) % o.refresh_interval == 0;
+  if (refresh) {
+    const double c = o.bias_correct_statistics ? 1.0 / (1.0 - std::pow(o.beta2, td)) : 1.0;
     if (has_left_) {
-      left_root_ = inverse_root(left_, 4.0, o.epsilon);
+      left_root_ = inverse_root(scale(left_, c), 4.0, o.epsilon);
     }
     if (has_right_) {
-      right_root_ = inverse_root(right_, 4.0, o.epsilon);
+      right_root_ = inverse_root(scale(right_, c), 4.0, o.epsilon);
     }
   }
+  const bool preconditioned = t >= o.start_preconditioning_step;
   Matrix shampoo_dir = m_hat;
-  if (has_left_) {
+  if (preconditioned && has_left_) {
     shampoo_dir = matmul(left_root_, shampoo_dir);
   }
-  if (has_right_) {
+  if (preconditioned && has_right_) {
     shampoo_dir = matmul(shampoo_dir, right_root_);
   }
 
@@ -73,8 +77,10 @@ void ShampooReference::step(Matrix& param, const Matrix& grad) {
       add_scalar(sqrt(scale(graft_, 1.0 / (1.0 - std::pow(o.graft_beta2, td)))), o.graft_epsilon);
   const Matrix graft_dir = divide(m_hat, graft_denom);
 
-  last_direction_ =
-      scale(shampoo_dir, frobenius_norm(graft_dir) / std::max(frobenius_norm(shampoo_dir), 1e-30));
+  last_direction_ = !preconditioned
+                        ? graft_dir
+                        : scale(shampoo_dir, frobenius_norm(graft_dir) /
+                                                 std::max(frobenius_norm(shampoo_dir), 1e-30));
   param = axpby(1.0 - o.lr * o.weight_decay, param, -o.lr, last_direction_);
 }
 

@@ -147,6 +147,44 @@ TEST(ShampooReferenceTest, RootsRefreshOnlyOnSteps1Plus3k) {
   }
 }
 
+// DistributedShampoo's schedule: Adam alone before the start step, roots at k, 2k, … from the
+// bias-corrected statistics.
+TEST(ShampooReferenceTest, DistributedShampooScheduleAndBiasCorrection) {
+  SCOPED_TRACE(seed_message());
+  auto rng = make_rng(404);
+  ShampooOptions o;
+  o.refresh_interval = 3;
+  o.start_preconditioning_step = 3;
+  o.refresh_at_multiples = true;
+  o.bias_correct_statistics = true;
+  o.weight_decay = 0.0;
+  o.lr = 1.0;
+  ShampooReference shampoo(o);
+  Matrix p = random_matrix(4, 6, rng);
+  for (int t = 1; t <= 7; ++t) {
+    const Matrix g = random_matrix(4, 6, rng);
+    const Matrix before = p;
+    shampoo.step(p, g);
+    if (t < 3) {
+      EXPECT_TRUE(matrices_near(subtract(before, p), graft_direction(shampoo), 1e-12, 1e-12))
+          << "step " << t << ": Adam alone";
+      continue;
+    }
+    if (t % 3 == 0) {
+      const double c = 1.0 / (1.0 - std::pow(o.beta2, t));
+      EXPECT_EQ(shampoo.left_root().data,
+                inverse_root(scale(shampoo.left_stats(), c), 4, o.epsilon).data)
+          << "step " << t;
+    }
+  }
+  ShampooOptions bad = o;
+  bad.start_preconditioning_step = 2;  // before the first root at step 3
+  OptimizerSpec spec;
+  spec.kind = OptimizerKind::kShampoo;
+  spec.shampoo = bad;
+  EXPECT_THROW(validate(spec), ConfigError);
+}
+
 TEST(ShampooReferenceTest, GraftedDirectionHasAdamNorm) {
   SCOPED_TRACE(seed_message());
   auto rng = make_rng(304);

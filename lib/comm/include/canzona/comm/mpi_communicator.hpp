@@ -59,8 +59,10 @@ struct NodeRanks {
 ///
 /// Limits: MPI counts and displacements are `int`, so any count or displacement above INT_MAX
 /// elements throws ConfigError. bfloat16 and float16 are moved as 2-byte integers (all
-/// collectives without a reduction work); reductions on them throw ConfigError, since MPI has
-/// no such arithmetic types; reduce in float32 on the host instead. In-place reduce_scatter is
+/// collectives without a reduction work). MPI has no such arithmetic types: a bfloat16 sum is a
+/// user operation (each pairwise combination adds in fp32 and rounds to nearest even, as one
+/// hop of NCCL's bf16 ring does; the association is MPI's), every other reduction on them
+/// throws ConfigError (reduce in float32 instead). In-place reduce_scatter is
 /// staged through a request-owned buffer because MPI_IN_PLACE puts the result at the start of
 /// the buffer instead of at the rank's offset.
 ///

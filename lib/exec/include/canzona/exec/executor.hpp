@@ -25,6 +25,7 @@ namespace canzona::exec {
 
 namespace detail {
 struct StepContext;
+class MainParams;
 class UsageCounters;
 class DpSync;
 class AdamWUpdate;
@@ -40,25 +41,43 @@ struct ExecutorOptions {
   std::unique_ptr<CommOrdering> ordering;  ///< null: make_default_ordering(backend, dp, tp)
 };
 
-/// Runs a StepPlan on this rank, global rank = dp_rank · tp + tp_rank (Megatron order).
+/// One contiguous range of a buffer this rank steps, with its fp32 main parameters.
+struct MainRange {
+  std::size_t buffer = 0;
+  std::int64_t begin = 0;  ///< buffer elements [begin, end)
+  std::int64_t end = 0;
+  const float* data = nullptr;  ///< backend memory, end − begin fp32 values
+};
+
+/// Runs a StepPlan on this rank, global rank = dp_rank · tp + tp_rank (Megatron order), with
+/// Megatron's mixed precision (plan.options.precision).
 ///
-/// Buffers: for every layout buffer the executor owns a TP-local fp32 parameter buffer and
-/// gradient buffer of `buffer.total` elements in backend memory (zero-filled), each parameter at
-/// its entry's [start, end), flattened row-major in its TP-local shape: a column-parallel
-/// matrix holds row block tp_rank of the TP-gathered matrix, a row-parallel one column block
-/// tp_rank, a replicated one the whole tensor. The caller writes parameters once and gradients
+/// Buffers: for every layout buffer the executor owns a TP-local model parameter buffer (of
+/// param_type(): bf16, or fp32) and a gradient buffer (of grad_type(): fp32, or bf16), each of
+/// `buffer.total` elements in backend memory (zero-filled), each parameter at its entry's
+/// [start, end), flattened row-major in its TP-local shape: a column-parallel matrix holds row
+/// block tp_rank of the TP-gathered matrix, a row-parallel one column block tp_rank, a
+/// replicated one the whole tensor. The caller writes model parameters once and gradients
 /// before every step() (e.g. backend.upload into params(b) / grads(b)); padding stays zero.
+/// For what this rank steps (main_params()) it keeps fp32 main parameters, built from the model
+/// parameters before the first step (and again after reload_main_params()); with fp32 model
+/// parameters they are the model parameters themselves.
 ///
 /// One step():
-///  1. grad sync over DP, buffer by buffer, bucket by bucket: reduce-scatter on the bucket's
-///     cuts or all-reduce of the bucket (sum), then × 1/dp on what this rank keeps;
-///  2. AdamW on this rank's slice of every bucket of the element-wise buffers (one flat state
-///     per slice);
-///  3. matrices of this DP rank (dp_owner == dp_rank, or -1 for DP-SC): the micro-group
-///     pipeline on the TP group (hosts gather [grad, param] shards, assemble each fragment from
-///     its row ranges of the gathered matrix, step_batch, scatter the updated param shards),
-///     TP-SC all-gathers with redundant steps, and local steps of unsharded matrices;
-///  4. param sync over DP: all-gather on the cuts, all-gather-v of owned entries, or nothing.
+///  1. grad sync over DP, buffer by buffer, bucket by bucket, in the gradient type:
+///     reduce-scatter on the bucket's cuts or all-reduce of the bucket (sum), then × 1/dp on
+///     what this rank keeps; the fp32 main gradients of what it steps are taken from there;
+///  2. AdamW on the main parameters this rank steps of every element-wise buffer (its ZeRO-1
+///     slice, its owned entries under layer-wise, everything under DP-SC);
+///  3. matrices of this DP rank (dp_owner == dp_rank, or -1 for DP-SC): the micro-groups on
+///     the TP group (hosts gather fp32 gradient shards, assemble each fragment from its row
+///     ranges of the gathered matrix, compute its direction, scatter the direction shards;
+///     every TP rank applies its shard to its main parameters), TP-SC (all-gather of the
+///     gradient, every rank computes the direction and applies its shard), and unsharded
+///     matrices stepped in place;
+///  4. model parameters ← main parameters (rounded to bf16), then param sync over DP in the
+///     model type: all-gather on the cuts, one all-gather-v of owned entries per group of
+///     buffers (layer-wise), or nothing (DP-SC).
 /// A group of one rank issues no collective. The DP and TP traces of one step equal
 /// plan::rank_collectives(plan, dp_rank, tp_rank) (see trace_check.hpp).
 ///
@@ -99,9 +118,21 @@ class Executor {
 
   /// Elements of layout buffer `buffer` (its `total`).
   std::int64_t buffer_elements(std::size_t buffer) const;
-  /// The TP-local parameter / gradient buffer `buffer` in backend memory, owned by the executor.
-  float* params(std::size_t buffer) const;
-  float* grads(std::size_t buffer) const;
+  /// The TP-local model parameter / gradient buffer `buffer` in backend memory, owned by the
+  /// executor, of param_type() / grad_type() elements.
+  void* params(std::size_t buffer) const;
+  void* grads(std::size_t buffer) const;
+  backend::ElementType param_type() const noexcept;
+  backend::ElementType grad_type() const noexcept;
+
+  /// The fp32 main parameters of everything this rank steps, buffer by buffer in buffer order.
+  std::vector<MainRange> main_params() const;
+  /// Makes the next step() rebuild the main parameters from the model parameters (after the
+  /// caller wrote new ones into params()).
+  void reload_main_params() noexcept { main_stale_ = true; }
+  /// The optimizer state this rank keeps for fragment `fragment` of plan matrix `matrix`
+  /// (hosted, replicated or stepped in place here), or null.
+  const optim::MatrixState* state(std::size_t matrix, std::size_t fragment) const;
 
   /// Phase times of the last step (StepTimer::last_step; may synchronise a device timer).
   StepTimes last_step_times();
@@ -118,6 +149,7 @@ class Executor {
   int dp_rank_ = 0;
   int tp_rank_ = 0;
   int steps_ = 0;
+  bool main_stale_ = true;
   std::size_t allocated_bytes_ = 0;
   std::unique_ptr<StepTimer> timer_;
   std::unique_ptr<CommOrdering> ordering_;
@@ -125,6 +157,7 @@ class Executor {
   std::vector<backend::Buffer> grads_;
   std::unique_ptr<detail::UsageCounters> usage_;
   std::unique_ptr<detail::StepContext> context_;
+  std::unique_ptr<detail::MainParams> main_;
   std::unique_ptr<optim::MatrixOptimizer> matrix_optimizer_;
   std::unique_ptr<optim::MatrixOptimizer> adamw_optimizer_;
   std::unique_ptr<detail::DpSync> dp_sync_;

@@ -74,6 +74,10 @@ struct Buffer {
   std::vector<Bucket> buckets;
   std::int64_t total = 0;  ///< buffer size = end of the last bucket
   int dp = 1;
+  /// Holds expert-parallel parameters ("expert_matrix", "expert_adamw", "expert"), which
+  /// Megatron reduces over the expert-DP group (equal to DP here) and keeps apart from the
+  /// dense ones.
+  bool expert = false;
   /// Sum of entry sizes (no padding).
   std::int64_t data_numel() const;
   /// total - data_numel(): alignment gaps plus bucket-end padding.

@@ -65,13 +65,37 @@ class MatrixState {
 /// One matrix of a batched step: its state and the backend pointers of its fp32 parameter and
 /// gradient (both rows·cols elements, row-major, contiguous). `shape`, when given (rows > 0),
 /// is checked against the state's shape. `name` is only used in error messages.
+///
+/// `direction`, when set, splits the step in two: the step writes its update direction there
+/// (rows·cols elements of direction_type(), row-major) and leaves the parameter alone (`param`
+/// may then be null); the caller applies it, whole or piece by piece, with apply_direction.
+/// Stepping in place is exactly that pair, so both give bitwise the same parameters. This is
+/// how a TP host computes a gathered matrix's update and every TP rank applies its own shard.
 struct StepTask {
   MatrixState* state = nullptr;
   float* param = nullptr;
   const float* grad = nullptr;
   Shape shape{};
   std::string_view name{};
+  void* direction = nullptr;
 };
+
+/// How a step turns its direction u into a parameter update, decoupled weight decay included:
+///   kBeforeUpdate: p ← p·(1 − lr·wd) − lr·scale·u;  kAfterUpdate: p ← (p − lr·scale·u)·(1 − lr·wd)
+/// (backend::Backend::apply_update with these scalars). `apply` is false for a step that leaves
+/// the parameter alone (SOAP's first call only initialises its bases).
+struct DirectionRule {
+  bool apply = true;
+  float lr = 0.0f;
+  float weight_decay = 0.0f;
+  float scale = 1.0f;
+  backend::DecayOrder order = backend::DecayOrder::kBeforeUpdate;
+};
+
+/// Element type of the directions `spec`'s optimizer writes (StepTask::direction): the
+/// Newton–Schulz type for Muon, fp32 for Shampoo and SOAP. ConfigError for AdamW, which has no
+/// separate direction (its step is one fused element-wise kernel).
+backend::ElementType direction_type(const OptimizerSpec& spec);
 
 /// A matrix optimizer (Muon, Shampoo, SOAP) or AdamW (which treats a matrix as a flat vector,
 /// so the same interface serves every non-matrix parameter with shape [1, numel]) written once
@@ -131,6 +155,19 @@ class MatrixOptimizer {
   /// Enqueued; does not synchronise. ConfigError on a shape mismatch or a foreign state.
   void step_batch(std::span<const StepTask> tasks);
 
+  /// Element type of StepTask::direction (see the free function direction_type).
+  backend::ElementType direction_type() const { return optim::direction_type(spec_); }
+
+  /// The rule of step number `step` (1-based: the state's steps() once that step is taken) for
+  /// a rows×cols matrix `shape`. A pure function of (spec, shape, step), so a rank that holds no
+  /// state for the matrix (a TP rank applying its shard) gets the host's rule.
+  virtual DirectionRule direction_rule(Shape shape, int step) const = 0;
+
+  /// Applies `n` elements of a direction of a `shape` matrix to `param` (the whole matrix, or
+  /// any contiguous piece of it: the rule is element-wise) as step number `step` does.
+  /// Enqueued; does not synchronise.
+  void apply_direction(float* param, const void* direction, std::int64_t n, Shape shape, int step);
+
   /// NaN/Inf gradient elements seen since construction or the last reset. Synchronises.
   std::size_t nonfinite_gradients();
   /// Zeroes the non-finite counter (enqueued, no synchronisation).
@@ -142,6 +179,13 @@ class MatrixOptimizer {
   /// Runs one chunk of tasks with equal shape and step count (size ≤ the reserved batch) using
   /// `workspace` (workspace_bytes(shape, tasks.size()) bytes). Must not touch the step counters.
   virtual void run_group(std::span<const StepTask> tasks, void* workspace) = 0;
+
+  /// The end of the step of a group of tasks (equal shape and step count) given their
+  /// directions `u`: tasks.size() arrays of rows·cols elements of direction_type() back to back,
+  /// read before the next backend operation. Each task's direction is copied to its
+  /// task.direction, or applied to its task.param as step number state.steps() + 1: one batched
+  /// copy and one batched apply_update for the whole group.
+  void finish(std::span<const StepTask> tasks, const void* u);
 
   /// Records that `batch` items of `shape` fit the shared workspace (grows it if needed).
   void ensure_capacity(Shape shape, std::int64_t batch);
@@ -160,8 +204,13 @@ class MatrixOptimizer {
   backend::Buffer workspace_;
   backend::Buffer counter_;  // one int: NaN/Inf gradient elements
   std::vector<Capacity> capacities_;
-  std::vector<StepTask> scratch_;         // host-side grouping, capacity kept between steps
-  std::vector<const float*> grads_;       // one shape's gradients, for one non-finite count
+  std::vector<StepTask> scratch_;    // host-side grouping, capacity kept between steps
+  std::vector<const float*> grads_;  // one shape's gradients, for one non-finite count
+  // finish(): the items of its batched copy (direction ← u) and batched apply (param ← u).
+  std::vector<void*> split_dst_;
+  std::vector<const void*> split_src_;
+  std::vector<float*> apply_params_;
+  std::vector<const void*> apply_src_;
   std::vector<const MatrixState*> seen_;  // duplicate-state check
 };
 

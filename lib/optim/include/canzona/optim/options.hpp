@@ -40,17 +40,28 @@ struct MuonOptions {
 /// Shampoo with Adam grafting, following facebookresearch/optimizers DistributedShampoo (Shi et
 /// al. 2023, arXiv 2309.06497; Anil et al. 2020 for the grafting): statistics from the raw
 /// gradient, first moment (β1 EMA, bias-corrected) preconditioned, direction rescaled to the
-/// Frobenius norm of the Adam direction. Full derivation in lib/optim/README.md.
+/// Frobenius norm of the Adam direction. Full derivation and every departure from
+/// DistributedShampoo with its size in lib/optim/README.md; the three flags below switch on
+/// DistributedShampoo's behaviour where the defaults depart from it.
 struct ShampooOptions {
   double lr = 4e-4;
   double weight_decay = 0.1;            ///< decoupled, before the update as for Muon
   double beta1 = 0.9;                   ///< EMA of the gradient that gets preconditioned
   double beta2 = 0.95;                  ///< EMA of the statistics L = E[G·Gᵀ], R = E[Gᵀ·G]
   double epsilon = 1e-12;               ///< inverse root of (λ + ε), λ clamped at 0
-  int refresh_interval = 10;            ///< inverse roots recomputed on steps 1, 1 + k, 1 + 2k, …
+  int refresh_interval = 10;            ///< inverse roots recomputed every k steps (below)
   std::int64_t max_precond_dim = 8192;  ///< a side larger than this is left unpreconditioned
   double graft_beta2 = 0.999;           ///< Adam grafting second moment
   double graft_epsilon = 1e-8;
+  /// Roots of L / (1 − β2^t) + ε·I instead of L + ε·I: the statistics bias-corrected before ε
+  /// is added (DistributedShampoo's use_bias_correction).
+  bool bias_correct_statistics = false;
+  /// Roots refreshed on steps k, 2k, … (DistributedShampoo) instead of 1, 1 + k, 1 + 2k, ….
+  bool refresh_at_multiples = false;
+  /// Steps before this one take the Adam grafting direction alone (DistributedShampoo's
+  /// start_preconditioning_step); 1 = precondition from the first step. With
+  /// refresh_at_multiples it must be >= refresh_interval (no root exists before step k).
+  int start_preconditioning_step = 1;
 };
 
 /// SOAP as in paper-spec §5.3 (Vyas et al. 2024, arXiv 2409.11321; Megatron-Canzona soap.py).

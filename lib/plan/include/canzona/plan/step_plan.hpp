@@ -7,6 +7,7 @@
 // (model, parallel config, strategy options), so every rank builds the same one (plan_hash).
 #pragma once
 
+#include <canzona/comm/types.hpp>
 #include <canzona/layout/zero1.hpp>
 #include <canzona/model/spec.hpp>
 #include <canzona/model/split.hpp>
@@ -53,13 +54,41 @@ enum class TpTransport {
   kGatherScatter,  ///< one gather and one scatter per matrix, rooted at its host ("gather-scatter")
 };
 
+/// How the micro-groups of a DP rank's TP group run.
+enum class TpExecution {
+  /// Issue order G0, G1, S0, G2, S1, …: the gather of g + 1 travels while g computes and the
+  /// scatter of g overlaps g + 1 ("pipelined").
+  kPipelined,
+  /// Megatron-Canzona's executor: per micro-group a blocking gather, the compute, a blocking
+  /// scatter and the shard updates, one group after the other ("serial").
+  kSerial,
+};
+
 std::string_view to_string(DpStrategy strategy);
 std::string_view to_string(TpStrategy strategy);
 std::string_view to_string(TpTransport transport);
+std::string_view to_string(TpExecution execution);
 /// Case-sensitive inverses of to_string; ConfigError naming the value and listing the choices.
 DpStrategy parse_dp_strategy(std::string_view text);
 TpStrategy parse_tp_strategy(std::string_view text);
 TpTransport parse_tp_transport(std::string_view text);
+TpExecution parse_tp_execution(std::string_view text);
+
+/// Megatron's mixed precision for bf16 training with its distributed optimizer: model
+/// parameters of type `params` in the ZeRO-1 parameter buffer (what the forward pass reads and
+/// the parameter all-gather moves), gradients accumulated and reduced in `grad_reduce`
+/// (Megatron's --accumulate-allreduce-grads-in-fp32, its bf16 default, or --grad-reduce-in-bf16),
+/// and fp32 main parameters with the optimizer state for what a rank steps. `params` fp32 is
+/// pure fp32 training: the optimizer steps the model parameters themselves, no main copy.
+struct Precision {
+  comm::DataType params = comm::DataType::kBFloat16;      ///< bf16 or fp32
+  comm::DataType grad_reduce = comm::DataType::kFloat32;  ///< fp32 or bf16 (needs bf16 params)
+};
+
+/// "bf16" or "fp32" (the CLI's and the plan JSON's spelling of the two dtypes a Precision holds).
+std::string_view dtype_name(comm::DataType type);
+/// Inverse of dtype_name; ConfigError naming `what` (e.g. "--param-dtype") otherwise.
+comm::DataType parse_dtype(std::string_view text, std::string_view what);
 
 /// Everything a strategy needs besides the model and the parallel config.
 struct StrategyOptions {
@@ -75,6 +104,9 @@ struct StrategyOptions {
   /// 0 = unbounded. Ignored unless tp_schedule is kSlot or kGlobal.
   double slot_mib = 0;
   TpTransport transport = TpTransport::kAllToAll;
+  /// How the micro-groups run (both TP sides with micro-groups: canzona, asc).
+  TpExecution tp_execution = TpExecution::kPipelined;
+  Precision precision;
   model::SplitOptions split;
   optim::OptimizerSpec optimizer;
   layout::Zero1Options zero1;  ///< separate_matrix_buffer is forced on by make_step_plan
@@ -83,8 +115,8 @@ struct StrategyOptions {
 /// options.slot_mib as a number of fp32 elements (0 = unbounded): the micro-group capacity.
 std::int64_t slot_capacity_elements(const StrategyOptions& options);
 
-/// Validates the options (alpha in [0, 1], slot_mib >= 0 and finite, the optimizer spec, the
-/// split options); ConfigError naming the field and the accepted range.
+/// Validates the options (alpha in [0, 1], slot_mib >= 0 and finite, the precision, the
+/// optimizer spec, the split options); ConfigError naming the field and the accepted range.
 void validate(const StrategyOptions& options);
 
 // ---------------------------------------------------------------------------------------------
@@ -151,7 +183,7 @@ struct MicroGroupPlan {
   double max_slot_cost = 0;
 };
 
-/// The plan. Built by make_step_plan (baselines/strategy.hpp) through compose_step_plan.
+/// The plan. Built only by baselines::make_step_plan (baselines/strategy.hpp).
 struct StepPlan {
   std::string strategy;  ///< display name, e.g. "canzona", "sc", "layerwise", "static+asc"
   StrategyOptions options;
@@ -168,15 +200,6 @@ struct StepPlan {
   int tp() const { return layout.config.tp; }
 };
 
-/// What a DP strategy decided for one matrix buffer: a partition (sharded strategies) or an
-/// owner per entry (layer-wise; -1 everywhere for DP-SC).
-struct DpDecision {
-  GradSync grad_sync = GradSync::kReduceScatter;
-  ParamSync param_sync = ParamSync::kAllGather;
-  DpPartition partition;
-  std::vector<int> owner;
-};
-
 /// The fragments the optimizer steps for a matrix-optimizer parameter under `split` at `tp`:
 /// model::split_parameter, except that an unsplit fused fc1 at tp > 1 lists the gate rows and
 /// then the up rows of the TP-gathered matrix ([gate_0; up_0; gate_1; up_1; …]), so the optimizer
@@ -184,22 +207,6 @@ struct DpDecision {
 std::vector<model::Fragment> plan_fragments(const model::ParamSpec& param,
                                             const model::ModelSpec& model,
                                             const model::SplitOptions& split, int tp);
-
-/// One value per entry of `buffer`: for a matrix entry Σ over its plan_fragments of
-/// options.cost (numel of the fragment, or optim::step_cost(...).mean_flops()); for any other
-/// entry its element count (numel) or AdamW FLOPs. What the DP planners balance.
-std::vector<double> matrix_entry_costs(const model::ModelSpec& model,
-                                       const layout::Zero1Layout& layout,
-                                       const layout::Buffer& buffer,
-                                       const StrategyOptions& options);
-
-/// Assembles a plan from the DP decision of every matrix buffer (`dp_decisions[i]` for the
-/// i-th buffer of `layout` that holds matrices, in layout order): AdamW buffers get the even
-/// element-wise ZeRO-1 split; matrices get fragments, costs and state bytes; the TP side is
-/// scheduled per DP rank from `options`. Checks every invariant (check_plan) before returning.
-StepPlan compose_step_plan(std::string strategy, const model::ModelSpec& model,
-                           layout::Zero1Layout layout, const StrategyOptions& options,
-                           std::vector<DpDecision> dp_decisions);
 
 /// The invariants, as canzona::Error naming what is wrong: every matrix stepped by exactly one
 /// (DP owner, TP host) or declared replicated, no DP cut inside a matrix of a sharded buffer,
@@ -222,31 +229,48 @@ std::string_view to_string(Phase phase);  ///< "grad_sync", "tp_gather", ... "pa
 /// The communicator a collective runs on.
 enum class Group { kDp, kTp };
 
-/// One collective the executor issues, as one rank sees it. Ops and byte counts follow
-/// comm::TraceEntry exactly (count in elements, direct-exchange bytes, fp32 elements).
+/// One collective the executor issues, as one rank sees it. Ops, element type and byte counts
+/// follow comm::TraceEntry exactly (count in elements of `dtype`, direct-exchange bytes).
+///
+/// Element types (Megatron's data flow): the DP gradient sync moves options.precision
+/// .grad_reduce; the TP gathers (micro-groups, TP-SC) move the fp32 main gradients, nothing
+/// else; the TP scatter moves the update direction in optim::direction_type (bf16 for Muon with
+/// bf16 Newton–Schulz, fp32 otherwise); the DP parameter sync moves options.precision.params.
 struct PlannedCollective {
   Phase phase = Phase::kGradSync;
   Group group = Group::kDp;
   std::string op;  ///< comm::to_string(CollectiveOp): "reduce_scatter", "all_to_all", ...
+  comm::DataType dtype = comm::DataType::kFloat32;
   int group_size = 1;
   int root = -1;
   std::size_t count = 0;
   std::uint64_t bytes_sent = 0;
   std::uint64_t bytes_received = 0;
-  std::size_t buffer = 0;  ///< layout buffer (DP collectives)
-  int bucket = -1;         ///< bucket index (DP per-bucket collectives), else -1
-  int micro_group = -1;    ///< micro-group (TP collectives), else -1
-  int matrix = -1;         ///< StepPlan::matrices index (per-matrix TP collectives), else -1
+  /// Layout buffer (DP collectives); kEveryBuffer for a parameter all-gather-v that packs the
+  /// owned entries of several buffers (owned_sync_groups).
+  std::size_t buffer = 0;
+  int bucket = -1;       ///< bucket index (DP per-bucket collectives), else -1
+  int micro_group = -1;  ///< micro-group (TP collectives), else -1
+  int matrix = -1;       ///< StepPlan::matrices index (per-matrix TP collectives), else -1
 };
+/// PlannedCollective::buffer of a collective that serves several buffers.
+inline constexpr std::size_t kEveryBuffer = static_cast<std::size_t>(-1);
 
 /// Every collective global rank (dp_rank, tp_rank) issues in one step, in issue order per group
 /// (DP collectives of all buffers first, then the TP micro-group and TP-SC collectives, then the
 /// parameter sync). The executor's trace must equal it entry for entry.
 std::vector<PlannedCollective> rank_collectives(const StepPlan& plan, int dp_rank, int tp_rank);
 
-/// kAllGatherOwned counts: per DP rank, Σ numel of the entries of `buffer_plan`'s buffer it
-/// owns (what it contributes to the packed all-gather-v, in buffer entry order).
-std::vector<std::size_t> owned_counts(const StepPlan& plan, const BufferPlan& buffer_plan);
+/// The buffers whose owned entries travel in one parameter all-gather-v (ParamSync::
+/// kAllGatherOwned), one list per all-gather-v in issue order: the dense buffers together and
+/// the expert buffers together, as Megatron's LayerWiseDistributedOptimizer gathers its dense
+/// and its expert parameters. Buffers in layout order inside a list.
+std::vector<std::vector<std::size_t>> owned_sync_groups(const StepPlan& plan);
+
+/// Per DP rank, Σ numel of the entries it owns in the buffers of `group` (one list of
+/// owned_sync_groups): what it contributes to that packed all-gather-v, buffer by buffer in
+/// group order, entry order inside a buffer.
+std::vector<std::size_t> owned_counts(const StepPlan& plan, const std::vector<std::size_t>& group);
 
 /// Work of one global rank (rank = dp_rank · tp + tp_rank, Megatron order).
 struct RankLoad {

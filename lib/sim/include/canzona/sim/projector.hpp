@@ -115,9 +115,10 @@ struct Projection {
 ///
 /// Global rank r = dp_rank · tp + tp_rank lives on node r / topology.gpus_per_node; a
 /// collective's cost depends on whether its group spans nodes (collective_model.hpp). Byte
-/// counts come from the plan (fp32 elements): the bus bytes of a collective instance are the
-/// largest direct-exchange volume of any member (for all-reduce that is nccl-tests' 2(n−1)/n·S;
-/// for all-to-all the busiest rank's sent or received bytes; broadcast / reduce: S). An uneven
+/// counts come from the plan (each collective in its own element type): the bus bytes of a
+/// collective instance are the largest direct-exchange volume of any member (for all-reduce
+/// that is nccl-tests' 2(n−1)/n·S; for all-to-all the busiest rank's sent or received bytes;
+/// broadcast / reduce: S). An uneven
 /// reduce-scatter / all-gather (parts recovered from each member's bytes) is costed as
 /// ProjectionOptions::uneven says.
 ///
@@ -125,8 +126,9 @@ struct Projection {
 /// after the collective that brings its gradient (its micro-group's gather, its own gather /
 /// TP-SC all-gather, or, with none, the matrix buffers' grad sync); a scatter after the host's
 /// steps of its micro-group (or matrix); a buffer's param sync after every step on the rank
-/// that touches that buffer. Streams serialise: collectives in issue order, kernels in the
-/// order AdamW, micro-groups (slot order), replicated matrices.
+/// that touches that buffer; with the serial TP execution a micro-group's gather also after
+/// AdamW and every earlier group's steps on the rank. Streams serialise: collectives in issue
+/// order, kernels in the order AdamW, micro-groups (slot order), replicated matrices.
 ///
 /// Throws canzona::Error when the plan's collectives cannot be matched across a group (a plan
 /// bug) and ConfigError when the topology is invalid.

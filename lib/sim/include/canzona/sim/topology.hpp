@@ -46,6 +46,12 @@ struct BusBandwidth {
   double operator[](CollectiveClass kind) const;
 };
 
+/// Per-NIC bus bandwidth measured with a group spanning `nodes` nodes.
+struct NodeBandwidth {
+  int nodes = 0;
+  double busbw_gbps = 0;
+};
+
 /// One level of the interconnect.
 ///
 /// Latency of a collective (NCCL's tuning model, src/graph/tuning.cc, simplified): a fixed
@@ -58,6 +64,14 @@ struct LinkLevel {
   /// ONE NIC (one GPU's rail); a group with k ranks per node gets k NICs' worth, capped by the
   /// intra-node rate (research: min(NVLink ≈ 370, 8 × 48 GB/s)).
   BusBandwidth busbw_gbps;
+  /// Inter-node only, optional: per-NIC bus bandwidth of the ring-type collectives (all-reduce,
+  /// reduce-scatter, all-gather, broadcast) measured at several node counts, which replaces
+  /// busbw_gbps for them: large rings lose bandwidth to stragglers and congestion. Between
+  /// points piecewise linear in log2(nodes), clamped outside. All-to-all keeps busbw_gbps.
+  /// Calibrating a class from a multi-node run drops the table (the measurement wins).
+  std::vector<NodeBandwidth> busbw_by_nodes;
+  /// busbw_gbps[kind], or busbw_by_nodes at `nodes` for a ring-type class when the table is set.
+  double busbw_at(CollectiveClass kind, int nodes) const;
 };
 
 /// How fast the GPUs of the cluster run optimizer kernels: used when compute time comes from

@@ -19,12 +19,14 @@ namespace canzona::optim::reference {
 ///     G̃ ← β1·G̃ + (1 − β1)·G;                M̂ = G̃ / (1 − β1^t)
 ///     L ← β2·L + (1 − β2)·G·Gᵀ    (m × m, only if m ≤ max_precond_dim)
 ///     R ← β2·R + (1 − β2)·Gᵀ·G    (n × n, only if n ≤ max_precond_dim)
-///     if (t − 1) % refresh_interval == 0:        (steps 1, 1 + k, 1 + 2k, …)
-///         L⁻¼ = Q·diag((max(λ, 0) + ε)^(−1/4))·Qᵀ  from L = Q·diag(λ)·Qᵀ, likewise R⁻¼,
-///         computed from the statistics after this step's update; kept until the next refresh
+///     if (t − 1) % refresh_interval == 0:        (steps 1, 1 + k, 1 + 2k, …; with
+///                                                 refresh_at_multiples t % k == 0: k, 2k, …)
+///         L⁻¼ = Q·diag((max(λ, 0) + ε)^(−1/4))·Qᵀ  from c·L = Q·diag(λ)·Qᵀ, likewise R⁻¼,
+///         c = 1/(1 − β2^t) with bias_correct_statistics, else 1; computed from the
+///         statistics after this step's update; kept until the next refresh
 ///     D_s = L⁻¼·M̂·R⁻¼            (a side not preconditioned contributes the identity)
 ///     A ← β2g·A + (1 − β2g)·G⊙G;   D_g = M̂ ⊘ (sqrt(A / (1 − β2g^t)) + εg)
-///     D   = D_s · ‖D_g‖_F / max(‖D_s‖_F, 1e-30)
+///     D   = D_s · ‖D_g‖_F / max(‖D_s‖_F, 1e-30), or D_g while t < start_preconditioning_step
 ///     p   ← p·(1 − lr·wd) − lr·D   (decoupled weight decay before the update)
 ///
 /// All state starts at zero; the −1/4 exponent is used on each side also when the other side

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# SPDX-FileCopyrightText: Canzona Bench contributors
+# SPDX-License-Identifier: Apache-2.0
+#
+# The nightly GPU job: build Release for the GPU it finds, run the GPU tests with
+# CANZONA_REQUIRE_GPU=1, measure (canzona-bench run --preset nightly, the kernels suite), compare
+# each run against results/reference/<device-kind>/, and leave reports, tables and figures in an
+# artifacts folder. Exit 1 on a regression or a failed test.
+usage() {
+  cat <<'USAGE'
+usage: ci/nightly-gpu.sh [options]
+
+Builds Canzona Bench in Release for the GPU present (CMAKE_CUDA_ARCHITECTURES from nvidia-smi),
+runs the gpu / multi_gpu tests with CANZONA_REQUIRE_GPU=1, then measures:
+  nightly.json   canzona-bench run --preset nightly --backend cuda (every strategy on the shapes
+                 that fit one node, >= 9 repetitions)
+  kernels.json   canzona_bench_kernels with --benchmark_repetitions (every Qwen3 matrix shape)
+and compares each with results/reference/<device-kind>/<same name> (canzona-bench compare).
+The first night of a device kind has no reference: the script says so, passes, and leaves the
+run as candidate-<name>.json to promote after review:
+  canzona-bench promote ARTIFACTS/candidate-<name>.json --to results/reference/<device-kind>/
+
+options:
+  --artifacts DIR        where runs, reports, tables and figures go (default: out/nightly)
+  --references DIR       stored references (default: results/reference)
+  --repetitions N        repetitions of the kernels suite (default: 9, the U test's minimum)
+  --threshold PCT        compare's threshold (default: 5)
+  --skip-build           use the existing build in BUILD_DIR
+  --skip-tests           do not run the GPU tests
+  --compare-only FILE... compare existing run files (named <name>.json) against the references
+                         and publish them; no GPU, no build, no measurement
+  -h, --help             this text
+
+environment:
+  BUILD_DIR              build directory (default: build)
+  JOBS                   build parallelism (default: number of cores)
+  CUDA_ARCHITECTURES     CMAKE_CUDA_ARCHITECTURES (default: the compute capability nvidia-smi reports)
+  CANZONA_BENCH          canzona-bench to use (default: BUILD_DIR/bin/canzona-bench)
+
+artifacts:
+  <name>.json            the run            compare-<name>.md / .json   the gate's report
+  table-<name>.md        the run's table    plots/                      figures of the runs
+  candidate-<name>.json  a run with no reference yet      tests.log, summary.md
+
+exit codes: 0 no regression, 1 a regression (SLOWER / MISSING) or a failed test or benchmark,
+2 bad usage or a run that cannot be compared (wrong device kind, debug build)
+USAGE
+}
+
+artifacts="out/nightly"
+references=""
+repetitions=9
+threshold=5
+skip_build=0
+skip_tests=0
+compare_only=()
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --artifacts) artifacts="${2:?--artifacts needs a folder}"; shift 2 ;;
+    --references) references="${2:?--references needs a folder}"; shift 2 ;;
+    --repetitions) repetitions="${2:?--repetitions needs a number}"; shift 2 ;;
+    --threshold) threshold="${2:?--threshold needs a percentage}"; shift 2 ;;
+    --skip-build) skip_build=1; shift ;;
+    --skip-tests) skip_tests=1; shift ;;
+    --compare-only)
+      shift
+      while [ "$#" -gt 0 ] && [ "${1#--}" = "$1" ]; do compare_only+=("$1"); shift; done
+      [ "${#compare_only[@]}" -gt 0 ] || { echo "error: --compare-only needs run files" >&2; exit 2; }
+      ;;
+    *) echo "error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+case "${repetitions}" in ''|*[!0-9]*) echo "error: --repetitions must be a number" >&2; exit 2 ;; esac
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+references="${references:-${CANZONA_ROOT}/results/reference}"
+bench="${CANZONA_BENCH:-${BUILD_DIR}/bin/canzona-bench}"
+mkdir -p "${artifacts}/plots"
+summary="${artifacts}/summary.md"
+: > "${summary}"
+failures=0
+regressions=0
+
+note() { log "$*"; printf -- '- %s\n' "$*" >> "${summary}"; }
+
+# The device kind a run was measured on (its context says it; a canzona suite always writes it).
+device_kind_of() {
+  grep -o '"device_kind": *"[^"]*"' "$1" | head -n1 | sed 's/.*"\([^"]*\)"$/\1/' || true
+}
+
+# Compares one run with its reference (or keeps it as the candidate), then publishes it.
+gate() {
+  local run="$1"
+  local name kind reference rc
+  name="$(basename "${run}" .json)"
+  kind="$(device_kind_of "${run}")"
+  [ -n "${kind}" ] || { note "${run}: no device_kind in its context; not a canzona run"; return 2; }
+  reference="${references}/${kind}/${name}.json"
+  if [ ! -f "${reference}" ]; then
+    cp "${run}" "${artifacts}/candidate-${name}.json"
+    note "${name}: no reference for device kind '${kind}' yet (${reference}); first night: nothing to compare. Candidate kept: ${artifacts}/candidate-${name}.json; after review: canzona-bench promote ${artifacts}/candidate-${name}.json --to ${references}/${kind}/"
+  else
+    rc=0
+    "${bench}" compare "${reference}" "${run}" --threshold "${threshold}" --changes-only \
+      --out "${artifacts}/compare-${name}.md" || rc=$?
+    if [ "${rc}" -eq 2 ]; then
+      note "${name}: cannot be compared with ${reference} (see the message above)"
+      return 2
+    fi
+    "${bench}" compare "${reference}" "${run}" --threshold "${threshold}" --json \
+      --out "${artifacts}/compare-${name}.json" || true
+    if [ "${rc}" -eq 1 ]; then
+      regressions=$((regressions + 1))
+      note "${name}: REGRESSION against ${reference}, see compare-${name}.md"
+    else
+      note "${name}: no regression against ${reference} (compare-${name}.md)"
+    fi
+    cat "${artifacts}/compare-${name}.md"
+  fi
+  # Tables and figures are for people; a run they cannot draw (e.g. no strategy axis) still gates.
+  "${bench}" table "${run}" --out "${artifacts}/table-${name}.md" >/dev/null 2>&1 ||
+    "${bench}" table "${run}" --compare-optimizers --out "${artifacts}/table-${name}.md" \
+      >/dev/null 2>&1 || note "${name}: no table (no strategy or optimizer axis)"
+  "${bench}" plot "${run}" --out "${artifacts}/plots" >/dev/null 2>&1 ||
+    note "${name}: no figures (needs strategies in the names and python3-matplotlib)"
+}
+
+runs=()
+if [ "${#compare_only[@]}" -gt 0 ]; then
+  runs=("${compare_only[@]}")
+else
+  fail_if_no_gpu
+  if [ -z "${CUDA_ARCHITECTURES:-}" ]; then
+    # "9.0" -> "90": the GPU's own architecture, nothing else (faster to build, exact code).
+    CUDA_ARCHITECTURES="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d '. ')"
+    export CUDA_ARCHITECTURES
+  fi
+  if [ "${skip_build}" -eq 0 ]; then
+    setup_build
+  fi
+  print_env
+  if [ "${skip_tests}" -eq 0 ]; then
+    log "ctest -L 'gpu|multi_gpu' with CANZONA_REQUIRE_GPU=1"
+    if CANZONA_REQUIRE_GPU=1 ctest --test-dir "${BUILD_DIR}" --output-on-failure -L 'gpu|multi_gpu' \
+        > "${artifacts}/tests.log" 2>&1; then
+      note "GPU tests passed (tests.log)"
+    else
+      failures=$((failures + 1))
+      note "GPU tests FAILED (tests.log)"
+      tail -n 30 "${artifacts}/tests.log"
+    fi
+  fi
+  if "${bench}" run --help >/dev/null 2>&1; then
+    log "canzona-bench run --preset nightly --backend cuda"
+    if "${bench}" run --preset nightly --backend cuda --out "${artifacts}/nightly.json"; then
+      runs+=("${artifacts}/nightly.json")
+    else
+      failures=$((failures + 1))
+      note "canzona-bench run --preset nightly FAILED"
+    fi
+  else
+    note "this canzona-bench has no 'run' command: the optimizer-step preset is skipped"
+  fi
+  log "canzona_bench_kernels --benchmark_repetitions=${repetitions}"
+  if "${BUILD_DIR}/bin/canzona_bench_kernels" --benchmark_repetitions="${repetitions}" \
+      --benchmark_out="${artifacts}/kernels.json" --benchmark_out_format=json \
+      --benchmark_counters_tabular=true; then
+    runs+=("${artifacts}/kernels.json")
+  else
+    failures=$((failures + 1))
+    note "the kernels suite FAILED"
+  fi
+fi
+
+bad=0
+for run in "${runs[@]}"; do
+  if ! "${bench}" validate "${run}"; then
+    failures=$((failures + 1))
+    note "${run}: failed rows or not a valid run (canzona-bench validate)"
+  fi
+  gate "${run}" || bad=1
+done
+
+log "summary (${summary}):"
+cat "${summary}"
+if [ "${bad}" -ne 0 ]; then exit 2; fi
+if [ "${regressions}" -gt 0 ] || [ "${failures}" -gt 0 ]; then exit 1; fi
+exit 0

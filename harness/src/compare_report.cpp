@@ -1,0 +1,197 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The compare report: markdown for a pull request or a nightly log, JSON for dashboards.
+#include "number_format.hpp"
+
+#include <canzona/harness/compare.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <string>
+
+namespace canzona::harness {
+namespace {
+
+constexpr std::array<Verdict, 6> kVerdictOrder = {Verdict::kSlower, Verdict::kMissing,
+                                                  Verdict::kNoisy,  Verdict::kFaster,
+                                                  Verdict::kNew,    Verdict::kSame};
+
+std::string context_value(const std::map<std::string, std::string>& context,
+                          const std::string& key) {
+  const auto it = context.find(key);
+  return it == context.end() || it->second.empty() ? "-" : it->second;
+}
+
+std::string device_line(const std::map<std::string, std::string>& context) {
+  std::string line = context_value(context, "device_kind");
+  const std::string gpu = context_value(context, "gpu_name");
+  if (gpu != "-" && gpu != "none") line += fmt::format(" ({})", gpu);
+  return line;
+}
+
+std::string timing_cell(const std::optional<double>& ms, std::int64_t repetitions, double cv) {
+  if (!ms) return "-";
+  if (repetitions >= 2)
+    return fmt::format("{} ±{} (n={})", format_ms(*ms), format_percent(cv), repetitions);
+  return fmt::format("{} (n={})", format_ms(*ms), repetitions);
+}
+
+std::string test_cell(const RowComparison& row) {
+  if (row.method == "u-test") return fmt::format("U p={:.4f}", *row.p_value);
+  if (row.method == "noise") return fmt::format("±{}", format_percent(row.threshold));
+  return "-";
+}
+
+std::string verdict_summary(const Comparison& comparison) {
+  const std::map<Verdict, int> counts = comparison.counts();
+  std::string text;
+  for (const Verdict v : kVerdictOrder) {
+    const auto it = counts.find(v);
+    if (it == counts.end()) continue;
+    if (!text.empty()) text += ", ";
+    text += fmt::format("{} {}", it->second, verdict_name(v));
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string comparison_markdown(const Comparison& comparison, bool changes_only) {
+  const auto& b = comparison.baseline_context;
+  const auto& c = comparison.candidate_context;
+  std::string md = "## canzona-bench compare\n\n";
+  md += "| | baseline | candidate |\n|---|---|---|\n";
+  md += fmt::format("| file | `{}` | `{}` |\n", comparison.baseline_source,
+                    comparison.candidate_source);
+  for (const auto& [label, key] : std::array<std::pair<const char*, const char*>, 5>{{
+           {"git", "canzona_git_sha"},
+           {"build", "canzona_build_type"},
+           {"backend", "canzona_backend"},
+           {"date", "date"},
+           {"host", "host_name"},
+       }}) {
+    md += fmt::format("| {} | {} | {} |\n", label, context_value(b, key), context_value(c, key));
+  }
+  md += fmt::format("| device | {} | {} |\n\n", device_line(b), device_line(c));
+
+  const int exit_code = comparison.exit_code();
+  md += fmt::format("**{}** — {} (geomean candidate / baseline {:.3f})\n\n",
+                    exit_code == 0 ? "PASS" : "REGRESSION", verdict_summary(comparison),
+                    comparison.geomean_ratio());
+  for (const std::string& allowed : comparison.allowed_differences) {
+    md += fmt::format("> allowed: {}\n", allowed);
+  }
+  if (!comparison.allowed_differences.empty()) md += "\n";
+
+  std::string table;
+  int hidden = 0;
+  for (const RowComparison& row : comparison.rows) {
+    if (changes_only && row.verdict == Verdict::kSame && row.behaviour_changes.empty()) {
+      ++hidden;
+      continue;
+    }
+    const bool timed = row.baseline_ms && row.candidate_ms && !row.method.empty();
+    std::string verdict = std::string(verdict_name(row.verdict));
+    if (!row.note.empty()) verdict += " — " + row.note;
+    table += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", row.name,
+                         timing_cell(row.baseline_ms, row.baseline_repetitions, row.baseline_cv),
+                         timing_cell(row.candidate_ms, row.candidate_repetitions, row.candidate_cv),
+                         timed ? format_change(row.change) : "-", test_cell(row), verdict);
+  }
+  if (!table.empty()) {
+    md +=
+        "| benchmark | baseline ms | candidate ms | change | test | verdict |\n"
+        "|---|---:|---:|---:|---|---|\n" +
+        table;
+  }
+  if (hidden > 0)
+    md += fmt::format("{}{} SAME rows not shown (--changes-only).\n", table.empty() ? "" : "\n",
+                      hidden);
+
+  if (comparison.behaviour_changes() > 0) {
+    md +=
+        "\n### Behaviour changes\n\nDeterministic counters (plan bytes, state bytes, plan "
+        "imbalance, layout): a change here is a change of what the benchmark does, not "
+        "noise.\n\n| benchmark | counter | baseline | candidate |\n|---|---|---:|---:|\n";
+    for (const RowComparison& row : comparison.rows) {
+      for (const CounterChange& change : row.behaviour_changes) {
+        md += fmt::format("| `{}` | `{}` | {} | {} |\n", row.name, change.counter, change.baseline,
+                          change.candidate);
+      }
+    }
+  }
+  const CompareOptions& o = comparison.options;
+  md += fmt::format(
+      "\nMedians of the repetitions, ±: relative standard deviation. Threshold {}; a U test "
+      "(two-sided Mann–Whitney, α = {}) where both sides have ≥ {} repetitions, otherwise the "
+      "threshold widened to the smaller relative spread. Exit 1 on SLOWER or MISSING.\n",
+      format_percent(o.threshold), o.alpha, o.utest_repetitions);
+  return md;
+}
+
+nlohmann::json comparison_json(const Comparison& comparison) {
+  auto side = [](const std::string& source, const std::map<std::string, std::string>& context) {
+    nlohmann::json j = {{"file", source}};
+    for (const char* key : {"canzona_git_sha", "canzona_build_type", "canzona_backend",
+                            "device_kind", "gpu_name", "gpu_count", "date", "host_name"}) {
+      const auto it = context.find(key);
+      if (it != context.end()) j[key] = it->second;
+    }
+    return j;
+  };
+  nlohmann::json counts = nlohmann::json::object();
+  for (const Verdict v : kVerdictOrder) counts[std::string(verdict_name(v))] = 0;
+  for (const auto& [verdict, n] : comparison.counts()) {
+    counts[std::string(verdict_name(verdict))] = n;
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const RowComparison& row : comparison.rows) {
+    nlohmann::json r = {{"name", row.name},
+                        {"verdict", verdict_name(row.verdict)},
+                        {"baseline_projected", row.baseline_projected},
+                        {"candidate_projected", row.candidate_projected},
+                        {"baseline_repetitions", row.baseline_repetitions},
+                        {"candidate_repetitions", row.candidate_repetitions}};
+    if (row.baseline_ms) {
+      r["baseline_ms"] = *row.baseline_ms;
+      r["baseline_cv"] = row.baseline_cv;
+    }
+    if (row.candidate_ms) {
+      r["candidate_ms"] = *row.candidate_ms;
+      r["candidate_cv"] = row.candidate_cv;
+    }
+    if (!row.method.empty()) {
+      r["change"] = row.change;
+      r["method"] = row.method;
+      r["threshold"] = row.threshold;
+    }
+    if (row.p_value) r["p_value"] = *row.p_value;
+    if (!row.note.empty()) r["note"] = row.note;
+    nlohmann::json changes = nlohmann::json::array();
+    for (const CounterChange& change : row.behaviour_changes) {
+      changes.push_back({{"counter", change.counter},
+                         {"baseline", change.baseline},
+                         {"candidate", change.candidate}});
+    }
+    r["behaviour_changes"] = std::move(changes);
+    rows.push_back(std::move(r));
+  }
+  const CompareOptions& o = comparison.options;
+  return {{"baseline", side(comparison.baseline_source, comparison.baseline_context)},
+          {"candidate", side(comparison.candidate_source, comparison.candidate_context)},
+          {"options",
+           {{"threshold", o.threshold},
+            {"alpha", o.alpha},
+            {"utest_repetitions", o.utest_repetitions}}},
+          {"allowed_differences", comparison.allowed_differences},
+          {"summary",
+           {{"verdicts", counts},
+            {"behaviour_changes", comparison.behaviour_changes()},
+            {"geomean_ratio", comparison.geomean_ratio()},
+            {"exit_code", comparison.exit_code()}}},
+          {"rows", std::move(rows)}};
+}
+
+}  // namespace canzona::harness

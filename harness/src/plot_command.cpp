@@ -1,0 +1,257 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// `canzona-bench plot`: figures of a run (latency vs GPU count, phase breakdown), of plans
+// (per-rank load bars) or of a folder of nightly runs (trend). The harness reads and interprets
+// the files (one parser of names); the drawing is harness/plot/canzona_plot.py, run with
+// Debian's matplotlib through /usr/bin/python3.
+#include "commands.hpp"
+
+#include <canzona/core/error.hpp>
+#include <canzona/harness/cli.hpp>
+#include <canzona/harness/run_series.hpp>
+#include <canzona/io/atomic_file.hpp>
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <random>
+#include <regex>
+#include <set>
+#include <tuple>
+
+namespace canzona::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The phases of an optimizer step, in execution order (results/SCHEMA.md).
+constexpr std::array<const char*, 7> kPhases = {"grad_sync",  "update",     "tp_gather", "compute",
+                                                "tp_scatter", "param_sync", "idle"};
+
+// Trend figures with more lines than this are unreadable.
+constexpr std::size_t kMaxHistoryLines = 12;
+
+struct PlotOptions {
+  std::string run;
+  std::string history;
+  std::vector<std::string> plans;
+  std::string out;
+  std::string format = "png";
+  std::string filter;
+  bool allow_debug = false;
+};
+
+nlohmann::json series_json(const Run& run, const Series& s) {
+  nlohmann::json phases = nlohmann::json::object();
+  for (const char* phase : kPhases) {
+    if (const auto v = s.counter(std::string(phase) + "_ms")) phases[phase] = *v;
+  }
+  return {{"name", s.name.key},
+          {"family", s.name.family},
+          {"optimizer", s.name.optimizer},
+          {"strategy", s.name.strategy},
+          {"model", s.name.model},
+          {"gpus", s.name.gpus.value_or(0)},
+          {"dp", s.name.dp.value_or(0)},
+          {"tp", s.name.tp.value_or(0)},
+          {"projected", s.projected()},
+          {"topology", s.projected() ? projection_topology(run, s) : ""},
+          {"median_ms", s.median_ms()},
+          {"cv", s.cv()},
+          {"phases", std::move(phases)}};
+}
+
+nlohmann::json run_data(const PlotOptions& o) {
+  const Run run = read_run(o.run);
+  require_canzona_provenance(run.context, run.source, o.allow_debug);
+  const std::optional<std::regex> filter = name_filter(o.filter);
+  nlohmann::json series = nlohmann::json::array();
+  for (const Series& s : run.series) {
+    if (s.error || s.name.strategy.empty()) continue;
+    if (filter && !std::regex_search(s.name.key, *filter)) continue;
+    series.push_back(series_json(run, s));
+  }
+  if (series.empty()) {
+    throw ConfigError(
+        fmt::format("{}: no benchmark with a strategy in its name{} to plot "
+                    "(OptimizerStep, E2EIteration or Planner rows)",
+                    run.source, o.filter.empty() ? "" : " matches --filter"));
+  }
+  return {{"kind", "run"}, {"provenance", provenance_lines(run)}, {"series", std::move(series)}};
+}
+
+nlohmann::json history_data(const PlotOptions& o) {
+  if (!fs::is_directory(o.history)) {
+    throw ConfigError(fmt::format("--history '{}' is not a folder of run JSON files", o.history));
+  }
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(o.history)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") {
+      files.push_back(entry.path());
+    }
+  }
+  if (files.size() < 2) {
+    throw ConfigError(fmt::format("--history '{}' holds {} run file(s); a trend needs two",
+                                  o.history, files.size()));
+  }
+  const std::optional<std::regex> filter = name_filter(o.filter);
+  nlohmann::json runs = nlohmann::json::array();
+  std::set<std::string> names;
+  for (const fs::path& file : files) {
+    const Run run = read_run(file);
+    require_canzona_provenance(run.context, run.source, o.allow_debug);
+    nlohmann::json medians = nlohmann::json::object();
+    for (const Series& s : run.series) {
+      const std::string name = s.projected() ? s.name.key + "/projected" : s.name.key;
+      if (s.error || (filter && !std::regex_search(name, *filter))) continue;
+      medians[name] = s.median_ms();
+      names.insert(name);
+    }
+    runs.push_back({{"file", file.filename().string()},
+                    {"date", run.context_or("date", "")},
+                    {"git", run.context_or("canzona_git_sha", "?")},
+                    {"medians", std::move(medians)}});
+  }
+  if (names.empty()) throw ConfigError(fmt::format("--filter '{}' matches nothing", o.filter));
+  if (names.size() > kMaxHistoryLines) {
+    throw ConfigError(fmt::format(
+        "{} benchmarks match; a trend of more than {} lines is unreadable: narrow it with "
+        "--filter REGEX (e.g. '^OptimizerStep/muon/canzona/')",
+        names.size(), kMaxHistoryLines));
+  }
+  // Oldest first: Google Benchmark dates are ISO 8601, so they sort as strings.
+  std::sort(runs.begin(), runs.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return std::tie(a["date"].get_ref<const std::string&>(),
+                    a["file"].get_ref<const std::string&>()) <
+           std::tie(b["date"].get_ref<const std::string&>(),
+                    b["file"].get_ref<const std::string&>());
+  });
+  return {{"kind", "history"}, {"folder", o.history}, {"runs", std::move(runs)}};
+}
+
+nlohmann::json plans_data(const PlotOptions& o) {
+  nlohmann::json plans = nlohmann::json::array();
+  for (const std::string& path : o.plans) {
+    std::ifstream in(path);
+    if (!in) throw ConfigError(fmt::format("cannot read plan '{}'", path));
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(in);
+      nlohmann::json costs = nlohmann::json::array();
+      for (const nlohmann::json& rank : doc.at("ranks")) costs.push_back(rank.at("cost"));
+      plans.push_back({{"file", fs::path(path).filename().string()},
+                       {"model", doc.at("model").at("name")},
+                       {"strategy", doc.at("strategy")},
+                       {"dp", doc.at("parallel").at("dp")},
+                       {"tp", doc.at("parallel").at("tp")},
+                       {"cost", doc.at("options").at("cost")},
+                       {"imbalance", doc.at("imbalance")},
+                       {"rank_costs", std::move(costs)}});
+    } catch (const nlohmann::json::exception& e) {
+      throw ConfigError(
+          fmt::format("'{}' is not the output of 'canzona-bench plan --json': {}", path, e.what()));
+    }
+  }
+  return {{"kind", "plans"}, {"plans", std::move(plans)}};
+}
+
+// The drawing script ships next to the executable (the build copies it there).
+fs::path plot_script() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path script = exe.parent_path() / "canzona_plot.py";
+  if (ec || !fs::exists(script)) {
+    throw Error(
+        fmt::format("the plotting script canzona_plot.py is not next to canzona-bench "
+                    "({}); rebuild, or copy harness/plot/canzona_plot.py there",
+                    exe.parent_path().string()));
+  }
+  return script;
+}
+
+std::string python() {
+  const char* env = std::getenv("CANZONA_PYTHON");
+  return env != nullptr && *env != '\0' ? env : "/usr/bin/python3";
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+int plot(const PlotOptions& o, std::ostream& out) {
+  const int inputs = !o.run.empty() + !o.history.empty() + !o.plans.empty();
+  if (inputs != 1) {
+    throw ConfigError(
+        "give exactly one input: a run JSON, --history FOLDER, or --plan PLAN.json...");
+  }
+  const nlohmann::json data =
+      !o.run.empty() ? run_data(o) : (!o.history.empty() ? history_data(o) : plans_data(o));
+  const fs::path script = plot_script();
+  std::error_code ec;
+  fs::create_directories(o.out, ec);
+  if (ec) throw ConfigError(fmt::format("cannot create --out '{}': {}", o.out, ec.message()));
+
+  // The data goes through a file in --out, removed afterwards whatever happens.
+  std::mt19937_64 rng(std::random_device{}());
+  const fs::path data_file = fs::path(o.out) / fmt::format(".plot-data-{:016x}.json", rng());
+  io::write_file_atomically(data_file, data.dump());
+  struct Remove {
+    fs::path path;
+    ~Remove() {
+      std::error_code ignored;
+      fs::remove(path, ignored);
+    }
+  } remove{data_file};
+  const std::string command =
+      fmt::format("{} {} --data {} --out {} --format {} 2>&1", shell_quote(python()),
+                  shell_quote(script.string()), shell_quote(data_file.string()), shell_quote(o.out),
+                  shell_quote(o.format));
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  if (!pipe) throw Error("cannot start " + python());
+  std::string output;
+  std::array<char, 4096> buffer{};
+  while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) {
+    output.append(buffer.data(), n);
+  }
+  const int status = pclose(pipe.release());
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  if (code == 2) throw ConfigError(output);  // the script's own "bad input" (e.g. no matplotlib)
+  if (code != 0)
+    throw Error(fmt::format("{} failed (exit {}):\n{}", script.string(), code, output));
+  out << output;
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandAction add_plot_command(CLI::App& app) {
+  auto o = std::make_shared<PlotOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "plot",
+      "Figures: step latency vs GPU count per strategy (projected points hollow) and phase "
+      "breakdown of a run, per-rank load bars of plans, or a trend across nightly runs");
+  cmd->add_option("run", o->run, "Run JSON (canzona-bench run or a suite's output)");
+  cmd->add_option("--history", o->history, "Folder of run JSON files: trend of each benchmark");
+  cmd->add_option("--plan", o->plans, "Plan JSON files ('canzona-bench plan --json'): loads");
+  cmd->add_option("--out", o->out, "Folder for the figures (created)")->required();
+  cmd->add_option("--format", o->format, "png, svg or pdf")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"png", "svg", "pdf"}));
+  cmd->add_option("--filter", o->filter, "Only benchmarks whose name matches this regex");
+  cmd->add_flag("--allow-debug", o->allow_debug, "Accept runs of non-Release builds");
+  return [o](std::ostream& out) { return plot(*o, out); };
+}
+
+}  // namespace canzona::harness

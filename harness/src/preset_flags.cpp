@@ -1,0 +1,126 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+#include "preset_flags.hpp"
+
+#include <canzona/core/error.hpp>
+
+#include <fmt/format.h>
+
+namespace canzona::harness {
+
+model::SplitOptions parse_split(const std::vector<std::string>& values) {
+  model::SplitOptions split;
+  for (const std::string& value : values) {
+    if (value == "qkv") {
+      split.qkv = true;
+    } else if (value == "qkv-per-head") {
+      split.qkv_per_head = true;
+    } else if (value == "fc1") {
+      split.fc1 = true;
+    } else {
+      throw ConfigError(
+          fmt::format("unknown --split '{}'; available: qkv, qkv-per-head, fc1 (repeat the flag "
+                      "or give a comma list)",
+                      value));
+    }
+  }
+  // Per-head fragments are cut out of the q, k and v split; asking for them alone is more
+  // likely a typo than a request for an implied qkv split, so it is refused.
+  if (split.qkv_per_head && !split.qkv) {
+    throw ConfigError(
+        "--split qkv-per-head needs --split qkv as well (per-head fragments are cut "
+        "from the q, k and v matrices); use --split qkv,qkv-per-head");
+  }
+  return split;
+}
+
+PresetFlags::PresetFlags(CLI::App& cmd) {
+  cmd.add_option("--preset", preset_,
+                 fmt::format("Settings bundle, overridden by explicit flags: {} (megatron: "
+                             "Megatron-LM defaults; canzona-reference: the Canzona reference "
+                             "training script)",
+                             fmt::join(plan::preset_names(), ", ")))
+      ->capture_default_str();
+  cmd.add_option("--bucket-size", bucket_size_,
+                 "ZeRO-1 bucket size in elements (megatron: max(4e7, 1e6 x dp); "
+                 "canzona-reference: 4e8)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--cost", cost_,
+                 "What partitions balance and metrics report: numel or flops (megatron: flops; "
+                 "canzona-reference: numel)");
+  cmd.add_option("--slot-mib", slot_mib_,
+                 "Canzona TP slot capacity, MiB of fp32 full-matrix elements per host and "
+                 "micro-group, 0 = unbounded (megatron: 0; canzona-reference: 1600 = 400 x 2^20 "
+                 "elements)");
+  cmd.add_option("--tp-execution", tp_execution_,
+                 "TP micro-groups: pipelined (next gather in flight while a group computes) or "
+                 "serial (gather, compute, scatter one group at a time, as the reference code) "
+                 "(megatron: pipelined; canzona-reference: serial)");
+  cmd.add_option("--param-dtype", param_dtype_,
+                 "Model parameters in the ZeRO-1 buffer and the parameter all-gather: bf16 "
+                 "(with fp32 main parameters on the owner) or fp32 (default bf16)");
+  cmd.add_option("--grad-reduce-dtype", grad_reduce_dtype_,
+                 "Gradient buffer and reduction: fp32 (Megatron's bf16 default) or bf16 "
+                 "(--grad-reduce-in-bf16) (default fp32)");
+  cmd.add_option("--split", split_,
+                 "Split fused matrices for the optimizer: qkv, qkv-per-head (with qkv), fc1; "
+                 "repeat or give a comma list (default: none)")
+      ->delimiter(',');
+}
+
+plan::Preset PresetFlags::preset() const {
+  return parse_flag("--preset", preset_, plan::parse_preset);
+}
+
+void PresetFlags::apply(plan::StrategyOptions& options, bool check_sides) const {
+  plan::apply_preset(preset(), options);
+  const bool canzona_tp = options.tp == plan::TpStrategy::kCanzona;
+  const bool grouped_tp = options.tp != plan::TpStrategy::kReplicated;
+  if (check_sides && slot_mib_ && !canzona_tp) {
+    throw ConfigError(
+        fmt::format("--slot-mib applies to the canzona TP strategy only, but the TP side is '{}'",
+                    plan::to_string(options.tp)));
+  }
+  if (check_sides && slot_mib_ && options.tp_schedule != plan::MicroGroupMode::kSlot &&
+      options.tp_schedule != plan::MicroGroupMode::kGlobal) {
+    throw ConfigError(fmt::format(
+        "--slot-mib applies to --tp-schedule slot or global, not '{}' (whose micro-groups hold "
+        "one matrix per host)",
+        plan::to_string(options.tp_schedule)));
+  }
+  if (check_sides && tp_execution_ && !grouped_tp) {
+    throw ConfigError(
+        "--tp-execution applies to TP sides with micro-groups (canzona, asc), but the TP side "
+        "is 'sc', which all-gathers every matrix on every TP rank");
+  }
+  if (bucket_size_) options.zero1.bucket_size = *bucket_size_;
+  if (cost_) options.cost = parse_flag("--cost", *cost_, plan::parse_cost_kind);
+  if (slot_mib_) options.slot_mib = *slot_mib_;
+  if (tp_execution_) {
+    options.tp_execution = parse_flag("--tp-execution", *tp_execution_, plan::parse_tp_execution);
+  }
+  if (param_dtype_) {
+    options.precision.params = plan::parse_dtype(*param_dtype_, "--param-dtype");
+  }
+  if (grad_reduce_dtype_) {
+    options.precision.grad_reduce = plan::parse_dtype(*grad_reduce_dtype_, "--grad-reduce-dtype");
+  }
+  if (!split_.empty()) options.split = parse_split(split_);
+}
+
+PresetUse PresetFlags::use() const {
+  PresetUse use;
+  use.preset = preset();
+  if (bucket_size_) use.overrides.push_back(fmt::format("--bucket-size {}", *bucket_size_));
+  if (cost_) use.overrides.push_back(fmt::format("--cost {}", *cost_));
+  if (slot_mib_) use.overrides.push_back(fmt::format("--slot-mib {:g}", *slot_mib_));
+  if (tp_execution_) use.overrides.push_back(fmt::format("--tp-execution {}", *tp_execution_));
+  if (param_dtype_) use.overrides.push_back(fmt::format("--param-dtype {}", *param_dtype_));
+  if (grad_reduce_dtype_) {
+    use.overrides.push_back(fmt::format("--grad-reduce-dtype {}", *grad_reduce_dtype_));
+  }
+  if (!split_.empty()) use.overrides.push_back(fmt::format("--split {}", fmt::join(split_, ",")));
+  return use;
+}
+
+}  // namespace canzona::harness

@@ -1,0 +1,150 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// `canzona-bench promote RUN.json --to results/reference/<device-kind>/`: the only way a stored
+// reference changes. The run is checked (Release, clean tree, complete, measured, from the
+// device kind of the folder), copied byte for byte atomically, and the diff against the
+// reference it replaces is printed.
+#include "commands.hpp"
+
+#include <canzona/core/error.hpp>
+#include <canzona/harness/cli.hpp>
+#include <canzona/harness/compare.hpp>
+#include <canzona/io/atomic_file.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+namespace canzona::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PromoteOptions {
+  std::string run;
+  std::string to;
+  std::string name;
+  bool allow_dirty = false;
+};
+
+// The reference's file name: the preset of a `run` (nightly.json), else the suite
+// (canzona_bench_kernels -> kernels.json).
+std::string reference_name(const Run& run, const std::string& requested) {
+  if (!requested.empty()) {
+    if (requested.find('/') != std::string::npos || requested == "." || requested == "..") {
+      throw ConfigError(
+          fmt::format("--name '{}' must be a plain name (the file goes in --to)", requested));
+    }
+    return requested;
+  }
+  const std::string preset = run.context_or("canzona_preset", "");
+  if (!preset.empty()) return preset;
+  const std::string executable = fs::path(run.context_or("executable", "")).filename().string();
+  constexpr std::string_view kSuitePrefix = "canzona_bench_";
+  if (executable.starts_with(kSuitePrefix)) return executable.substr(kSuitePrefix.size());
+  throw ConfigError(fmt::format(
+      "{}: cannot tell which reference this run is (no context 'canzona_preset' and executable "
+      "'{}' is not a canzona suite); pass --name NAME",
+      run.source, executable));
+}
+
+void check_promotable(const Run& run, const PromoteOptions& o, const fs::path& folder) {
+  require_canzona_provenance(run.context, run.source, /*allow_debug=*/false);
+  const std::string sha = run.context.at("canzona_git_sha");
+  if (sha.ends_with("-dirty") && !o.allow_dirty) {
+    throw ConfigError(fmt::format(
+        "{}: built from a tree with uncommitted changes (git {}); a reference must name the "
+        "commit it measures. Commit, rebuild and rerun (or pass --allow-dirty)",
+        run.source, sha));
+  }
+  std::vector<std::string> failed;
+  for (const Series& s : run.series) {
+    if (s.error) failed.push_back(fmt::format("{}: {}", s.name.key, *s.error));
+  }
+  if (!failed.empty()) {
+    throw ConfigError(fmt::format("{}: incomplete, {} benchmark(s) failed:\n  {}", run.source,
+                                  failed.size(), fmt::join(failed, "\n  ")));
+  }
+  if (std::all_of(run.series.begin(), run.series.end(),
+                  [](const Series& s) { return s.projected(); })) {
+    throw ConfigError(fmt::format(
+        "{}: every row is projected; a reference holds measurements (projections belong in "
+        "results/projections/ or results/tables/)",
+        run.source));
+  }
+  const std::string kind = run.context.at("device_kind");
+  const std::string folder_kind = folder.filename().string();
+  if (folder_kind != kind) {
+    throw ConfigError(
+        fmt::format("{}: measured on device kind '{}' but --to names '{}'; references live in "
+                    "results/reference/<device-kind>/, here results/reference/{}/",
+                    run.source, kind, folder.string(), kind));
+  }
+}
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+int promote(const PromoteOptions& o, std::ostream& out) {
+  const Run run = read_run(o.run);
+  // "results/reference/cpu/" and "results/reference/cpu" name the same folder.
+  fs::path folder_path = fs::path(o.to).lexically_normal();
+  if (folder_path.filename().empty()) folder_path = folder_path.parent_path();
+  check_promotable(run, o, folder_path);
+  const fs::path target = folder_path / (reference_name(run, o.name) + ".json");
+
+  std::string diff;
+  if (fs::exists(target)) {
+    try {
+      CompareOptions everything;
+      everything.allow_build_mismatch = everything.allow_backend_mismatch = true;
+      everything.allow_plan_mismatch = everything.allow_projected_mix = true;
+      everything.allow_debug = true;
+      diff = comparison_markdown(compare_runs(read_run(target), run, everything), true);
+    } catch (const ConfigError& e) {
+      diff = fmt::format("(the reference it replaces could not be compared: {})\n", e.what());
+    }
+  } else {
+    diff = fmt::format("(no reference at {} before: this is the first)\n", target.string());
+  }
+  std::error_code ec;
+  fs::create_directories(folder_path, ec);
+  if (ec) {
+    throw ConfigError(fmt::format("cannot create {}: {}", folder_path.string(), ec.message()));
+  }
+  io::write_file_atomically(target, read_bytes(o.run));
+  out << fmt::format("promoted {} -> {} ({} benchmarks, git {}, {})\n\n", o.run, target.string(),
+                     run.series.size(), run.context.at("canzona_git_sha"),
+                     run.context.at("device_kind"));
+  out << diff;
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandAction add_promote_command(CLI::App& app) {
+  auto o = std::make_shared<PromoteOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "promote",
+      "Make a run the stored reference of its device kind: checks it (Release, committed tree, "
+      "complete, measured), writes it atomically, prints the diff against the old reference");
+  cmd->add_option("run", o->run, "Run JSON to promote")->required();
+  cmd->add_option("--to", o->to, "Reference folder, results/reference/<device-kind>/")->required();
+  cmd->add_option("--name", o->name,
+                  "Reference name (default: the run's preset, or the suite's name)");
+  cmd->add_flag("--allow-dirty", o->allow_dirty,
+                "Accept a run built from a tree with uncommitted changes");
+  return [o](std::ostream& out) { return promote(*o, out); };
+}
+
+}  // namespace canzona::harness

@@ -1,0 +1,86 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+#include "fixture_files.hpp"
+
+#include <canzona/testing/seed.hpp>
+
+#include <fstream>
+#include <random>
+#include <stdexcept>
+
+namespace canzona::testing {
+namespace {
+
+// Rows of benchmark `key`: their run_name is the key followed by Google Benchmark's suffixes.
+bool belongs_to(const nlohmann::json& row, const std::string& key) {
+  const std::string run_name = row.value("run_name", row.at("name").get<std::string>());
+  return run_name == key || run_name.rfind(key + "/", 0) == 0;
+}
+
+}  // namespace
+
+FixtureFiles::FixtureFiles() {
+  std::mt19937_64 rng(test_seed() ^ reinterpret_cast<std::uintptr_t>(this));
+  dir_ = std::filesystem::temp_directory_path() / ("canzona-harness-test-" + std::to_string(rng()));
+  std::filesystem::create_directories(dir_);
+}
+
+FixtureFiles::~FixtureFiles() {
+  std::error_code ignored;
+  std::filesystem::permissions(dir_, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::add, ignored);
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+nlohmann::json FixtureFiles::fixture() {
+  std::ifstream in(std::string(CANZONA_FIXTURE_DIR) + "/optimizer_step_run.json");
+  if (!in) throw std::runtime_error("cannot read the fixture run");
+  return nlohmann::json::parse(in);
+}
+
+std::string FixtureFiles::path(const std::string& name) const { return (dir_ / name).string(); }
+
+std::string FixtureFiles::write(const std::string& name, const nlohmann::json& document) const {
+  return write_text(name, document.dump(2));
+}
+
+std::string FixtureFiles::write_text(const std::string& name, const std::string& text) const {
+  std::ofstream(dir_ / name) << text;
+  return path(name);
+}
+
+std::string table_cell(const std::string& name) { return "| `" + name + "` |"; }
+
+void scale_times(nlohmann::json& run, const std::string& key, double factor) {
+  for (nlohmann::json& row : run.at("benchmarks")) {
+    if (!belongs_to(row, key) || row.value("aggregate_name", "") == "cv") continue;
+    row["real_time"] = row.at("real_time").get<double>() * factor;
+    row["cpu_time"] = row.at("cpu_time").get<double>() * factor;
+  }
+}
+
+void remove_rows(nlohmann::json& run, const std::string& key) {
+  nlohmann::json kept = nlohmann::json::array();
+  for (const nlohmann::json& row : run.at("benchmarks")) {
+    if (!belongs_to(row, key)) kept.push_back(row);
+  }
+  run["benchmarks"] = kept;
+}
+
+void set_label(nlohmann::json& run, const std::string& key, const std::string& label) {
+  for (nlohmann::json& row : run.at("benchmarks")) {
+    if (belongs_to(row, key)) row["label"] = label;
+  }
+}
+
+void rename_rows(nlohmann::json& run, const std::string& key, const std::string& new_key) {
+  for (nlohmann::json& row : run.at("benchmarks")) {
+    if (!belongs_to(row, key)) continue;
+    for (const char* field : {"name", "run_name"}) {
+      const std::string value = row.at(field).get<std::string>();
+      row[field] = new_key + value.substr(key.size());
+    }
+  }
+}
+
+}  // namespace canzona::testing
