@@ -277,60 +277,6 @@ TEST(BatchTest, StepBatchEqualsOneByOneBitwise) {
   expect_batch_equals_single(test::test_spec(OptimizerKind::kAdamW), seed);
 }
 
-// ---- operations per step ----------------------------------------------------------------------
-
-/// Backend operations of step `t` (1-based) of `k` same-shape matrices stepped as one batch.
-std::uint64_t operations_of_step(const OptimizerSpec& spec, std::int64_t k, int t) {
-  auto be = cpu();
-  auto opt = make_matrix_optimizer(spec, *be);
-  const Shape s{8, 6};
-  opt->reserve(std::vector<Shape>{s}, k);
-  std::vector<std::unique_ptr<MatrixState>> states;
-  std::vector<DeviceArray> params, grads;
-  std::vector<StepTask> tasks;
-  for (std::int64_t i = 0; i < k; ++i) {
-    states.push_back(opt->make_state(s.rows, s.cols));
-    params.emplace_back(*be, s.rows * s.cols);
-    grads.emplace_back(*be, s.rows * s.cols);
-    grads.back().upload(test::test_gradient(s, 77 + static_cast<std::uint64_t>(i)));
-  }
-  for (std::int64_t i = 0; i < k; ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    tasks.push_back(StepTask{states[u].get(), params[u].data(), grads[u].data(), s, "w"});
-  }
-  std::uint64_t ops = 0;
-  for (int step = 1; step <= t; ++step) {
-    const backend::OpCounts before = be->op_counts();
-    opt->step_batch(tasks);
-    ops = (be->op_counts() - before).operations;
-  }
-  return ops;
-}
-
-// DESIGN §5: backend operations per step grow with the shape groups, not with the matrices. A
-// group of 1 and a group of 7 same-shape matrices issue the same operations (one batched call
-// each), for every optimizer, on hot steps and on Shampoo's root refresh; SOAP's eigenbasis
-// refresh (one QR per matrix every precondition_frequency steps) is the one per-matrix part.
-TEST(OperationCountTest, StepsCostTheSameOperationsForOneOrManyMatricesOfAShape) {
-  for (const OptimizerKind kind : {OptimizerKind::kMuon, OptimizerKind::kShampoo,
-                                   OptimizerKind::kSoap, OptimizerKind::kAdamW}) {
-    SCOPED_TRACE(to_string(kind));
-    const OptimizerSpec spec = test::test_spec(kind);
-    // Shampoo refreshes on step 1 (and every k after), SOAP initialises on step 1; step 2 is a
-    // hot step for both with the test spec's intervals.
-    for (const int t : {1, 2}) {
-      if (kind == OptimizerKind::kSoap && t == 1) continue;  // init: per-matrix eigh gathers
-      const std::uint64_t one = operations_of_step(spec, 1, t);
-      const std::uint64_t many = operations_of_step(spec, 7, t);
-      EXPECT_GT(one, 0U);
-      // A batch of more than one matrix adds its gather / scatter copies: a fixed number of
-      // batched copies, whatever the batch size.
-      EXPECT_EQ(many, operations_of_step(spec, 3, t)) << "step " << t;
-      EXPECT_LE(many, one + 12) << "step " << t;
-    }
-  }
-}
-
 // ---- split steps: direction, then apply (piece by piece) == in place ------------------------
 
 // A TP host computes a gathered matrix's direction and every TP rank applies its own shard: the
