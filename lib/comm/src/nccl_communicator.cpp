@@ -17,9 +17,11 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #if CANZONA_WITH_MPI
 #include "canzona/comm/mpi_communicator.hpp"
@@ -45,13 +47,54 @@ class Backoff {
   int polls_ = 0;
 };
 
+}  // namespace
+
+/// The completion events of a communicator's requests, created once and reused: a released
+/// request gives its event back, so a step records events without creating any. Shared with the
+/// requests, so one that outlives its communicator still has somewhere to give its event back.
+/// Re-recording an event a stream already waits on is safe: cudaStreamWaitEvent captured the
+/// record at the time of the call.
+class NcclEventPool {
+ public:
+  explicit NcclEventPool(int device) : device_(device) {}
+
+  cuda::Event take() {
+    if (spare_.empty()) {
+      const cuda::DeviceGuard guard(device_);
+      return cuda::Event::sync();
+    }
+    cuda::Event event = std::move(spare_.back());
+    spare_.pop_back();
+    return event;
+  }
+
+  void give_back(cuda::Event event) noexcept {
+    try {
+      spare_.push_back(std::move(event));
+    } catch (...) {  // no room to keep it: destroying it is correct, only slower next time
+    }
+  }
+
+ private:
+  int device_;
+  std::vector<cuda::Event> spare_;
+};
+
+namespace {
+
 // Completion = a sync-only event recorded after the enqueue. test() is the complete check:
 // NCCL's asynchronous error first (a dead peer leaves the event pending forever), then the
 // event. wait() polls test(), so it never blocks inside cudaEventSynchronize.
 class NcclRequestState final : public RequestState {
  public:
-  NcclRequestState(cuda::Event event, NcclCommunicator& owner, CollectiveOp op)
-      : event_(std::move(event)), owner_(owner), op_(op) {}
+  NcclRequestState(cuda::Event event, std::shared_ptr<NcclEventPool> pool, NcclCommunicator& owner,
+                   CollectiveOp op)
+      : event_(std::move(event)), pool_(std::move(pool)), owner_(owner), op_(op) {}
+  ~NcclRequestState() override {
+    if (event_) pool_->give_back(std::move(*event_));
+  }
+  NcclRequestState(const NcclRequestState&) = delete;
+  NcclRequestState& operator=(const NcclRequestState&) = delete;
 
   bool test() override {
     // Once failed, the communicator repeats its first error (check_health throws it).
@@ -75,6 +118,7 @@ class NcclRequestState final : public RequestState {
 
  private:
   std::optional<cuda::Event> event_;
+  std::shared_ptr<NcclEventPool> pool_;
   NcclCommunicator& owner_;
   CollectiveOp op_;
 };
@@ -128,6 +172,7 @@ NcclCommunicator::NcclCommunicator(NcclComm comm, std::string name)
       device_(comm_.device()),
       stream_(on_device<cuda::Stream>(device_, [] { return cuda::Stream(); })),
       producer_event_(on_device<cuda::Event>(device_, [] { return cuda::Event::sync(); })),
+      events_(std::make_shared<NcclEventPool>(device_)),
       barrier_word_(on_device<cuda::DeviceBuffer<float>>(
           device_, [] { return cuda::DeviceBuffer<float>(1); })) {}
 
@@ -336,9 +381,9 @@ Request NcclCommunicator::run(CollectiveOp op, const NcclSchedule& schedule, con
       // Returns once everything is enqueued on stream_, not when it has completed.
       CANZONA_NCCL_CHECK(ncclGroupEnd(), comm_.get());
     }
-    cuda::Event event = cuda::Event::sync();
+    cuda::Event event = events_->take();
     event.record(stream_);
-    return Request(std::make_unique<NcclRequestState>(std::move(event), *this, op));
+    return Request(std::make_unique<NcclRequestState>(std::move(event), events_, *this, op));
   } catch (const RuntimeCallError& error) {
     // Keep NCCL's thread-local group depth balanced, then abort: this rank's peers may already
     // be inside the matching collective and must not wait on it.

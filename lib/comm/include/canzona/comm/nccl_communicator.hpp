@@ -24,6 +24,7 @@
 namespace canzona::comm {
 
 class MpiCommunicator;
+class NcclEventPool;
 
 /// Communicator over an NCCL communicator; buffers are device memory on device().
 ///
@@ -150,6 +151,8 @@ class NcclCommunicator final : public Communicator {
   int device_;
   cuda::Stream stream_;
   cuda::Event producer_event_;
+  /// Completion events of the requests, reused (nccl_communicator.cpp).
+  std::shared_ptr<NcclEventPool> events_;
   cuda::DeviceBuffer<float> barrier_word_;
   /// Set once the communicator was aborted after a failure: every later use throws it.
   std::string failure_;
