@@ -9,10 +9,10 @@
 # what was not available.
 usage() {
   cat <<'USAGE'
-usage: ci/gpu-check.sh
+usage: ci/gpu-check.sh [--skip-build]
 
-First contact with a GPU machine. Builds Release with CUDA (ci/common.sh), then, writing one
-Markdown report:
+First contact with a GPU machine. Builds Release with CUDA (ci/common.sh; --skip-build uses the
+existing build in BUILD_DIR), then, writing one Markdown report:
   1. the gpu test executables with CANZONA_REQUIRE_GPU=1, in dependency order
      (cuda -> backend -> optim -> exec -> comm): a failure names the lowest broken layer;
   2. the same under compute-sanitizer --tool memcheck, racecheck, synccheck, initcheck (when
@@ -39,7 +39,13 @@ exit code: 0 when every available check passed, 1 when one failed (or no GPU und
 CANZONA_REQUIRE_GPU=1).
 USAGE
 }
-case "${1:-}" in -h|--help) usage; exit 0 ;; "") ;; *) usage >&2; exit 2 ;; esac
+skip_build=0
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+  --skip-build) skip_build=1 ;;
+  "") ;;
+  *) usage >&2; exit 2 ;;
+esac
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -90,7 +96,7 @@ if ! gpu_present; then
 fi
 
 export CANZONA_REQUIRE_GPU=1
-setup_build
+[ "${skip_build}" -eq 1 ] || setup_build
 BIN="${BUILD_DIR}/bin"
 
 # 1. GPU tests, lowest layer first: a broken wrapper explains a broken backend, and so on.
