@@ -3,13 +3,13 @@
 #include "canzona/harness/gbench_json.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/io/input_file.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
+#include <cmath>
 #include <set>
-#include <sstream>
 #include <string_view>
 
 namespace canzona::harness {
@@ -53,7 +53,8 @@ T required(const nlohmann::json& row, const char* key, const std::string& where)
   }
 }
 
-// A field the format may omit; when present it must have the right type.
+// A field the format may omit; when present it must have the right type (nlohmann's value()
+// would throw its own type_error, which is not a user-facing message).
 template <typename T>
 std::optional<T> optional_field(const nlohmann::json& row, const char* key,
                                 const std::string& where) {
@@ -61,13 +62,19 @@ std::optional<T> optional_field(const nlohmann::json& row, const char* key,
   return required<T>(row, key, where);
 }
 
-std::optional<std::string> row_error(const nlohmann::json& row) {
-  if (row.value("error_occurred", false)) {
-    return row.value("error_message", std::string("error_occurred without a message"));
+std::optional<std::string> row_error(const nlohmann::json& row, const std::string& where) {
+  if (optional_field<bool>(row, "error_occurred", where).value_or(false)) {
+    return optional_field<std::string>(row, "error_message", where)
+        .value_or("error_occurred without a message");
   }
-  if (const auto skipped = row.find("skipped");
-      skipped != row.end() && skipped->is_boolean() && skipped->get<bool>()) {
-    return row.value("skip_message", std::string("skipped"));
+  // "skipped" is a boolean in some Google Benchmark versions and an enum (0 = not skipped) in
+  // others.
+  const auto skipped = row.find("skipped");
+  const bool is_skipped = skipped != row.end() && skipped->is_number_integer()
+                              ? skipped->get<std::int64_t>() != 0
+                              : optional_field<bool>(row, "skipped", where).value_or(false);
+  if (is_skipped) {
+    return optional_field<std::string>(row, "skip_message", where).value_or("skipped");
   }
   return std::nullopt;
 }
@@ -75,7 +82,7 @@ std::optional<std::string> row_error(const nlohmann::json& row) {
 // Google Benchmark writes NaN and infinite counters as the bare words NaN, -NaN, Infinity and
 // -Infinity (1.7.1's JSONReporter: the cv of a counter whose mean is 0 is NaN), which JSON does
 // not allow. Outside strings they become null: such a counter is then absent, not a number.
-std::string with_non_finite_as_null(const std::string& text) {
+std::string with_non_finite_as_null(std::string_view text) {
   static constexpr std::string_view kWords[] = {"-Infinity", "Infinity", "-NaN", "NaN"};
   std::string out;
   out.reserve(text.size());
@@ -93,7 +100,7 @@ std::string with_non_finite_as_null(const std::string& text) {
     }
     if (c == '"') in_string = true;
     const auto word = std::find_if(std::begin(kWords), std::end(kWords), [&](std::string_view w) {
-      return std::string_view(text).substr(i, w.size()) == w;
+      return text.substr(i, w.size()) == w;
     });
     if (!in_string && word != std::end(kWords)) {
       out += "null";
@@ -135,7 +142,7 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
     if (!row.is_object()) throw ConfigError(where + ": not an object");
     BenchmarkRow parsed;
     parsed.name = required<std::string>(row, "name", where);
-    parsed.error = row_error(row);
+    parsed.error = row_error(row, where);
     parsed.run_name = optional_field<std::string>(row, "run_name", where).value_or(parsed.name);
     parsed.run_type = optional_field<std::string>(row, "run_type", where).value_or("iteration");
     parsed.aggregate_name = optional_field<std::string>(row, "aggregate_name", where).value_or("");
@@ -149,6 +156,20 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
       parsed.iterations = required<std::int64_t>(row, "iterations", where);
       parsed.real_time = required<double>(row, "real_time", where);
       parsed.cpu_time = required<double>(row, "cpu_time", where);
+      // Google Benchmark never writes these; a file that has them was edited or corrupted, and
+      // a comparison against it would gate on nonsense.
+      if (parsed.iterations < 1) {
+        throw ConfigError(fmt::format(
+            "{}: 'iterations' is {}, but a successful benchmark ran at least one iteration", where,
+            parsed.iterations));
+      }
+      for (const auto& [key, value] :
+           {std::pair{"real_time", parsed.real_time}, std::pair{"cpu_time", parsed.cpu_time}}) {
+        if (!std::isfinite(value) || value < 0) {
+          throw ConfigError(
+              fmt::format("{}: '{}' is {}, but a time must be finite and >= 0", where, key, value));
+        }
+      }
       parsed.time_unit = required<std::string>(row, "time_unit", where);
       if (parsed.time_unit != "ns" && parsed.time_unit != "us" && parsed.time_unit != "ms" &&
           parsed.time_unit != "s") {
@@ -167,19 +188,17 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
 }
 
 BenchmarkFile read_gbench_json(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw ConfigError(fmt::format("cannot read '{}': no such file or not readable", path.string()));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
+  return parse_gbench_json_text(io::read_input_file(path, "benchmark JSON"), path.string());
+}
+
+BenchmarkFile parse_gbench_json_text(std::string_view text, const std::string& source) {
   nlohmann::json document;
   try {
-    document = nlohmann::json::parse(with_non_finite_as_null(text.str()));
+    document = nlohmann::json::parse(with_non_finite_as_null(text));
   } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(fmt::format("'{}' is not valid JSON: {}", path.string(), e.what()));
+    throw ConfigError(fmt::format("'{}' is not valid JSON: {}", source, e.what()));
   }
-  return parse_gbench_json(document, path.string());
+  return parse_gbench_json(document, source);
 }
 
 double real_time_ms(const BenchmarkRow& row) {

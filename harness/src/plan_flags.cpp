@@ -5,6 +5,8 @@
 #include <canzona/baselines/strategy.hpp>
 #include <canzona/core/error.hpp>
 
+#include "flag_checks.hpp"
+
 #include <fmt/format.h>
 
 #include <string_view>
@@ -27,15 +29,15 @@ std::string side_source(const std::optional<std::string>& side_flag, std::string
 PlanFlags::PlanFlags(CLI::App& cmd) {
   cmd.add_option("--model", model_, "Catalog name (see 'models') or JSON model spec file")
       ->required();
-  cmd.add_option("--dp", dp_, "Data-parallel size")->required()->check(CLI::PositiveNumber);
+  cmd.add_option("--dp", dp_, "Data-parallel size")->required()->check(integer_in(kRanks));
   cmd.add_option("--tp", tp_, "Tensor-parallel size")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kRanks));
   cmd.add_option("--gpus", gpus_, "Total GPUs; must equal dp x tp when given")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kRanks));
   cmd.add_option("--gpus-per-node", gpus_per_node_, "GPUs per node (TP stays inside one)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kRanks));
 
   const std::vector<std::string_view> names = baselines::strategy_names();
   cmd.add_option("--strategy", strategy_,
@@ -48,7 +50,8 @@ PlanFlags::PlanFlags(CLI::App& cmd) {
                  "TP side, replacing the one --strategy sets: canzona, asc, sc");
   cmd.add_option("--alpha", alpha_,
                  "Canzona DP balance in [0, 1]: 0 = even split, 1 = deficit-proportional "
-                 "(default 1)");
+                 "(default 1)")
+      ->check(real_in(kUnitInterval));
   cmd.add_option("--tp-schedule", tp_schedule_,
                  "Canzona TP micro-groups: no, single, slot or global (default global)");
   cmd.add_option("--transport", transport_,

@@ -11,6 +11,7 @@
 #include <canzona/harness/cli.hpp>
 #include <canzona/harness/run_series.hpp>
 #include <canzona/io/atomic_file.hpp>
+#include <canzona/io/input_file.hpp>
 
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -21,7 +22,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <ostream>
 #include <random>
@@ -142,11 +142,10 @@ nlohmann::json history_data(const PlotOptions& o) {
 nlohmann::json plans_data(const PlotOptions& o) {
   nlohmann::json plans = nlohmann::json::array();
   for (const std::string& path : o.plans) {
-    std::ifstream in(path);
-    if (!in) throw ConfigError(fmt::format("cannot read plan '{}'", path));
+    const std::string text = io::read_input_file(path, "plan JSON");
     nlohmann::json doc;
     try {
-      doc = nlohmann::json::parse(in);
+      doc = nlohmann::json::parse(text);
       nlohmann::json costs = nlohmann::json::array();
       for (const nlohmann::json& rank : doc.at("ranks")) costs.push_back(rank.at("cost"));
       plans.push_back({{"file", fs::path(path).filename().string()},

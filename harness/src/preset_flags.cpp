@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "preset_flags.hpp"
 
+#include "flag_checks.hpp"
+
 #include <canzona/core/error.hpp>
 
 #include <fmt/format.h>
@@ -44,14 +46,15 @@ PresetFlags::PresetFlags(CLI::App& cmd) {
   cmd.add_option("--bucket-size", bucket_size_,
                  "ZeRO-1 bucket size in elements (megatron: max(4e7, 1e6 x dp); "
                  "canzona-reference: 4e8)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kAtLeastOne));
   cmd.add_option("--cost", cost_,
                  "What partitions balance and metrics report: numel or flops (megatron: flops; "
                  "canzona-reference: numel)");
   cmd.add_option("--slot-mib", slot_mib_,
                  "Canzona TP slot capacity, MiB of fp32 full-matrix elements per host and "
                  "micro-group, 0 = unbounded (megatron: 0; canzona-reference: 1600 = 400 x 2^20 "
-                 "elements)");
+                 "elements)")
+      ->check(real_in(kNonNegative));
   cmd.add_option("--tp-execution", tp_execution_,
                  "TP micro-groups: pipelined (next gather in flight while a group computes) or "
                  "serial (gather, compute, scatter one group at a time, as the reference code) "

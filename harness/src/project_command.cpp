@@ -6,6 +6,7 @@
 // Compute comes from the optimizer cost model over the topology's device profile, or is measured
 // on a local backend; collectives come from the topology's alpha-beta model.
 #include "commands.hpp"
+#include "flag_checks.hpp"
 #include "model_argument.hpp"
 #include "optimizer_flags.hpp"
 #include "preset_flags.hpp"
@@ -24,6 +25,9 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cmath>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -104,7 +108,21 @@ bool measures(const ProjectOptions& o, const sim::Topology& topology) {
 ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topology,
                            double efficiency) {
   ComputeSource source;
-  if (!measures(o, topology)) {
+  if (measures(o, topology)) {
+    // Measuring runs real optimizer steps on this machine, one shape after another, for seconds
+    // to minutes; say what is measured, why, and how to avoid repeating it.
+    const std::string why =
+        o.compute == "measured"
+            ? std::string("--compute measured")
+            : fmt::format("topology '{}' has no \"device\" section, so --compute auto measures",
+                          topology.name);
+    std::clog << fmt::format(
+        "project: measuring optimizer steps on the {} backend ({}); every distinct matrix shape "
+        "runs {} timed step(s){}\n",
+        o.backend, why, o.measure_steps,
+        o.compute_cache.empty() ? "; --compute-cache FILE keeps the results for the next run"
+                                : fmt::format(", cached in {}", o.compute_cache));
+  } else {
     if (!topology.device) {
       throw ConfigError(fmt::format(
           "--compute cost-model needs a device profile, but topology '{}' has none; add a "
@@ -121,9 +139,59 @@ ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topolog
   if (!o.compute_cache.empty()) source.cache->load(o.compute_cache);
   sim::MeasureOptions measure;
   measure.steps = o.measure_steps;
+  const auto start = std::chrono::steady_clock::now();
+  measure.on_measured = [start](const std::string& key, double seconds, int shapes) {
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    std::clog << fmt::format("project: [{} measured, {:.0f} s] {}: {:.3f} ms per step\n", shapes,
+                             elapsed.count(), key, seconds * 1e3);
+  };
   source.model =
       std::make_unique<sim::MeasuredCompute>(*source.backend, measure, source.cache.get());
   return source;
+}
+
+// --strategy as a list: "a,b" and repeated flags, split here rather than by CLI11, which drops
+// empty items (so "canzona,,sc" would silently lose one).
+std::vector<std::string> strategy_list(const ProjectOptions& o) {
+  std::vector<std::string> names;
+  for (const std::string& value : o.strategies) {
+    std::size_t begin = 0;
+    for (std::size_t comma; (comma = value.find(',', begin)) != std::string::npos;
+         begin = comma + 1) {
+      names.push_back(value.substr(begin, comma - begin));
+    }
+    names.push_back(value.substr(begin));
+  }
+  return names;
+}
+
+void check_flags(const ProjectOptions& o) {
+  for (const std::string& strategy : strategy_list(o)) {
+    if (strategy.empty()) {
+      throw ConfigError(
+          "--strategy: the list has an empty name (two commas in a row, or one at an end); give "
+          "names such as canzona,sc,layerwise");
+    }
+  }
+  if (o.per_rank && !o.json) {
+    throw ConfigError(
+        "--per-rank adds every rank's timeline to the JSON output; it needs --json (the text "
+        "and Markdown tables show the straggler rank only)");
+  }
+}
+
+// A projection is a sum of finite, validated constants; a non-finite time means an input
+// (topology constant, measured time) was absurd enough to overflow, and printing it would
+// publish nonsense.
+void check_finite(const std::vector<sim::Projection>& projections, const sim::Topology& topology) {
+  for (const sim::Projection& p : projections) {
+    if (!std::isfinite(p.step_seconds) || !std::isfinite(p.optimizer_seconds)) {
+      throw ConfigError(fmt::format(
+          "the projection of '{}' on topology '{}' is not finite (step {} s); check the "
+          "topology's latencies and bandwidths",
+          p.strategy, topology.name, p.step_seconds));
+    }
+  }
 }
 
 // The GEMM efficiencies of the band, low to high; empty for measured compute.
@@ -164,12 +232,13 @@ std::string settings_line(const plan::StepPlan& plan) {
 }
 
 int project(const ProjectOptions& o, std::ostream& out) {
+  check_flags(o);
   const model::ModelSpec spec = resolve_model(o.model);
   const sim::Topology topology = sim::resolve_topology(o.topology);
   const layout::ParallelConfig config = parallel_config(o, spec, topology);
   // Plans first: every flag error surfaces before any (possibly slow) measurement.
   std::vector<plan::StepPlan> plans;
-  for (const std::string& strategy : o.strategies) {
+  for (const std::string& strategy : strategy_list(o)) {
     plans.push_back(baselines::make_step_plan(spec, config, strategy_options(o, strategy)));
   }
   std::vector<double> efficiencies = efficiency_band(o, topology);
@@ -186,6 +255,7 @@ int project(const ProjectOptions& o, std::ostream& out) {
     for (const plan::StepPlan& plan : plans) {
       band.projections.push_back(sim::project(plan, topology, *compute.model, projection));
     }
+    check_finite(band.projections, topology);
     if (compute.cache && !o.compute_cache.empty()) compute.cache->save(o.compute_cache);
     if (bands.size() == efficiencies.size() / 2) {
       context.compute_source = compute.model->description();
@@ -230,15 +300,14 @@ CommandAction add_project_command(CLI::App& app) {
       ->required();
   cmd->add_option("--gpus", o->gpus, "Total GPUs (dp = gpus / tp)")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kRanks));
   cmd->add_option("--tp", o->tp, "Tensor-parallel size")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(kRanks));
   o->optimizer = std::make_unique<OptimizerFlags>(*cmd);
   cmd->add_option("--strategy", o->strategies,
                   fmt::format("Strategies, comma-separated: {} or <dp>+<tp>",
                               fmt::join(baselines::strategy_names(), ", ")))
-      ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--topology", o->topology,
                   fmt::format("Preset ({}) or topology JSON file (see lib/sim/README.md)",
@@ -256,8 +325,9 @@ CommandAction add_project_command(CLI::App& app) {
                   "JSON file caching measured step times (read, then rewritten atomically)");
   cmd->add_option("--measure-steps", o->measure_steps, "Timed steps per measured shape")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--alpha", o->alpha, "Canzona DP balance alpha in [0, 1] (default 1)");
+      ->check(integer_in({1, 1000}));
+  cmd->add_option("--alpha", o->alpha, "Canzona DP balance alpha in [0, 1] (default 1)")
+      ->check(real_in(kUnitInterval));
   cmd->add_option("--transport", o->transport,
                   "TP transport: all-to-all (default) or gather-scatter");
   o->preset = std::make_unique<PresetFlags>(*cmd);

@@ -11,15 +11,14 @@
 #include <canzona/harness/cli.hpp>
 #include <canzona/harness/compare.hpp>
 #include <canzona/io/atomic_file.hpp>
+#include <canzona/io/input_file.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <ostream>
-#include <sstream>
 
 namespace canzona::harness {
 namespace {
@@ -88,13 +87,6 @@ void check_promotable(const Run& run, const PromoteOptions& o, const fs::path& f
   }
 }
 
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
 int promote(const PromoteOptions& o, std::ostream& out) {
   const Run run = read_run(o.run);
   // "results/reference/cpu/" and "results/reference/cpu" name the same folder.
@@ -122,7 +114,7 @@ int promote(const PromoteOptions& o, std::ostream& out) {
   if (ec) {
     throw ConfigError(fmt::format("cannot create {}: {}", folder_path.string(), ec.message()));
   }
-  io::write_file_atomically(target, read_bytes(o.run));
+  io::write_file_atomically(target, io::read_input_file(o.run, "run JSON"));
   out << fmt::format("promoted {} -> {} ({} benchmarks, git {}, {})\n\n", o.run, target.string(),
                      run.series.size(), run.context.at("canzona_git_sha"),
                      run.context.at("device_kind"));

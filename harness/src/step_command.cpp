@@ -51,21 +51,53 @@ optim::Shape matrix_shape(const io::NpyArray& param, const optim::OptimizerSpec&
                   path, optim::to_string(spec.kind), shape_text(param.shape)));
 }
 
+// Non-finite inputs would step into NaN silently; `role` says which file and what to do.
+void require_finite(const io::NpyArray& array, const std::string& path, std::string_view role,
+                    std::string_view fix) {
+  for (std::size_t i = 0; i < array.values.size(); ++i) {
+    if (!std::isfinite(array.values[i])) {
+      throw ConfigError(fmt::format("{}: {} element {} is {}; non-finite {}s are rejected ({})",
+                                    path, role, i, array.values[i], role, fix));
+    }
+  }
+}
+
+io::NpyArray read_parameter(const std::string& path) {
+  io::NpyArray param = io::read_npy(path);
+  if (param.numel() == 0) {
+    throw ConfigError(
+        fmt::format("{}: the parameter of shape {} has no elements; there is "
+                    "nothing to step",
+                    path, shape_text(param.shape)));
+  }
+  require_finite(param, path, "parameter", "a NaN or inf weight cannot be stepped");
+  return param;
+}
+
 io::NpyArray read_gradient(const std::string& path, const io::NpyArray& param) {
   io::NpyArray grad = io::read_npy(path);
   if (grad.shape != param.shape) {
     throw ConfigError(fmt::format("{}: gradient shape {} does not match the parameter's {}", path,
                                   shape_text(grad.shape), shape_text(param.shape)));
   }
-  for (std::size_t i = 0; i < grad.values.size(); ++i) {
-    if (!std::isfinite(grad.values[i])) {
-      throw ConfigError(
-          fmt::format("{}: gradient element {} is {}; non-finite gradients are "
-                      "rejected (clip or skip the step upstream)",
-                      path, i, grad.values[i]));
+  require_finite(grad, path, "gradient", "clip or skip the step upstream");
+  return grad;
+}
+
+// Finite inputs and validated hyper-parameters can still overflow fp32 (--lr 1e308): refuse to
+// write a parameter that is no longer a number.
+void require_finite_result(const std::vector<double>& values, const optim::OptimizerSpec& spec,
+                           const std::string& backend) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      throw ConfigError(fmt::format(
+          "the {} step on the {} backend produced {} at element {} from finite inputs; the "
+          "hyper-parameters overflow {} (a very large --lr or --weight-decay?); nothing was "
+          "written",
+          optim::to_string(spec.kind), backend, values[i], i,
+          backend == "reference" ? "double precision" : "float32"));
     }
   }
-  return grad;
 }
 
 // Double-precision oracle: the same steps through canzona::optim::reference.
@@ -121,10 +153,15 @@ std::vector<double> step_backend(const optim::OptimizerSpec& spec, const std::st
 
 int step(const StepOptions& options, std::ostream& out) {
   const optim::OptimizerSpec spec = options.optimizer->spec();
-  io::NpyArray param = io::read_npy(options.param);
+  io::NpyArray param = read_parameter(options.param);
   const optim::Shape shape = matrix_shape(param, spec, options.param);
   std::vector<io::NpyArray> grads;
-  for (const std::string& path : options.grads) grads.push_back(read_gradient(path, param));
+  for (const std::string& path : options.grads) {
+    grads.push_back(read_gradient(path, param));
+    if (options.backend != "reference") {
+      optim::check_fp32_gradient_range(spec, shape, grads.back().values, path);
+    }
+  }
 
   io::NpyArray result;
   result.shape = param.shape;
@@ -136,6 +173,7 @@ int step(const StepOptions& options, std::ostream& out) {
       options.backend == "reference"
           ? step_reference(spec, shape, std::move(param.values), grads)
           : step_backend(spec, options.backend, shape, param.values, grads, options.grads);
+  require_finite_result(result.values, spec, options.backend);
   io::write_npy(options.out, result);
   out << fmt::format("{}: {} step(s) of {} on {} {} -> {}\n", options.param, grads.size(),
                      optim::to_string(spec.kind), options.backend, shape_text(result.shape),

@@ -3,7 +3,7 @@
 //
 // canzona-bench as a black box: good paths print what they promise; bad input gets a clear
 // message on stderr, exit code 2 and nothing on stdout.
-#include "run_process.hpp"
+#include <canzona/testing/run_process.hpp>
 
 #include <canzona/model/catalog.hpp>
 #include <canzona/testing/seed.hpp>

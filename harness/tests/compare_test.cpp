@@ -6,7 +6,7 @@
 // identical runs pass, a 20 % slower row and a removed row fail with exit 1, and files that
 // must not be compared exit 2 with a message and write nothing.
 #include "fixture_files.hpp"
-#include "run_process.hpp"
+#include <canzona/testing/run_process.hpp>
 
 #include <canzona/core/error.hpp>
 #include <canzona/harness/compare.hpp>
@@ -261,7 +261,7 @@ TEST(CompareCommandTest, BadInputExitsTwoAndWritesNothing) {
   expect_refused(files, good, files.write("projected.json", projected),
                  "is measured in the baseline but projected in the candidate");
 
-  expect_refused(files, good, files.path("absent.json"), "cannot read");
+  expect_refused(files, good, files.path("absent.json"), "cannot open it");
   expect_refused(files, good, good, "--threshold", {"--threshold", "-3"});
 }
 

@@ -3,7 +3,7 @@
 //
 // `canzona-bench plan` as a black box: the text and JSON views of a StepPlan, the precedence of
 // the strategy flags, and bad input (exit code 2, a message naming the problem, empty stdout).
-#include "run_process.hpp"
+#include <canzona/testing/run_process.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -379,8 +379,12 @@ TEST_P(PlanBadInputTest, ExitsTwoWithAClearMessageAndNoOutput) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, PlanBadInputTest,
     ::testing::Values(
-        BadPlan{"alpha_above_one", {"--alpha", "1.5"}, "alpha = 1.5 is outside [0, 1]"},
-        BadPlan{"alpha_negative", {"--alpha", "-0.1"}, "alpha = -0.1 is outside [0, 1]"},
+        BadPlan{"alpha_above_one",
+                {"--alpha", "1.5"},
+                "--alpha: 1.5 is out of range; expected a number in [0, 1]"},
+        BadPlan{"alpha_negative",
+                {"--alpha", "-0.1"},
+                "--alpha: -0.1 is out of range; expected a number in [0, 1]"},
         BadPlan{"alpha_not_a_number", {"--alpha", "half"}, "--alpha"},
         BadPlan{"unknown_strategy", {"--strategy", "magic"}, "unknown strategy 'magic'"},
         BadPlan{"unknown_dp_strategy", {"--dp-strategy", "magic"}, "--dp-strategy: unknown"},
@@ -400,7 +404,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadPlan{"slot_below_largest_matrix",
                 {"--tp-schedule", "global", "--slot-mib", "1"},
                 "is below the largest matrix 'decoder.layers.0.mlp.linear_fc1"},
-        BadPlan{"negative_slot", {"--slot-mib", "-1"}, "slot capacity = -1 MiB"},
+        BadPlan{"negative_slot",
+                {"--slot-mib", "-1"},
+                "--slot-mib: -1 is out of range; expected a finite number >= 0"},
         BadPlan{"strategy_overridden_on_both_sides",
                 {"--strategy", "sc", "--dp-strategy", "canzona", "--tp-strategy", "canzona"},
                 "--strategy sc has no effect"},

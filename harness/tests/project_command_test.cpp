@@ -4,7 +4,7 @@
 // `canzona-bench project` and `calibrate` end to end: JSON and text labelled as projections,
 // every strategy with its phases, a calibrated topology file feeding a measured projection, and
 // bad input exiting 2 with nothing on stdout and no file written.
-#include "run_process.hpp"
+#include <canzona/testing/run_process.hpp>
 
 #include <canzona/testing/seed.hpp>
 
@@ -205,6 +205,12 @@ TEST_F(ProjectCommandTest, CalibratedTopologyFileDrivesAMeasuredProjection) {
   EXPECT_EQ(j["strategies"][0]["compute"], "measured");
   EXPECT_NE(j["compute_source"].get<std::string>().find("measured on the cpu backend"),
             std::string::npos);
+  // Measuring takes seconds to minutes on a real model: stderr says what, why, and how far along.
+  EXPECT_NE(p.err.find("project: measuring optimizer steps on the cpu backend (--compute "
+                       "measured)"),
+            std::string::npos)
+      << p.err;
+  EXPECT_NE(p.err.find("project: [1 measured, "), std::string::npos) << p.err;
 
   const ProcessResult bad = bench(
       {"calibrate", "--nccl-tests", write("junk.txt", "# nothing\n"), "--out", file("never.json")});

@@ -6,7 +6,7 @@
 // PNGs of the promised size; promote refuses what must not become a reference and never leaves
 // a half-written one.
 #include "fixture_files.hpp"
-#include "run_process.hpp"
+#include <canzona/testing/run_process.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

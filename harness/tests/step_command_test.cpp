@@ -3,9 +3,11 @@
 //
 // `canzona-bench step` end to end: .npy in, steps on the cpu backend agree with the
 // double-precision reference, .npy out; bad files and flags exit 2 without writing anything.
-#include "run_process.hpp"
+#include <canzona/testing/run_process.hpp>
 
 #include <canzona/io/npy.hpp>
+#include <canzona/optim/matrix_optimizer.hpp>
+#include <canzona/optim/options.hpp>
 #include <canzona/testing/seed.hpp>
 
 #include <gtest/gtest.h>
@@ -142,6 +144,42 @@ TEST_F(StepCommandTest, KeepsTheParametersDtypeAndShape) {
   const io::NpyArray out = io::read_npy(file("out.npy"));
   EXPECT_EQ(out.dtype, io::NpyDType::kFloat64);
   EXPECT_EQ(out.shape, std::vector<std::int64_t>{7});
+}
+
+// Finite gradients whose fp32 statistics overflow used to end Shampoo and SOAP in an internal
+// error (exit 3, a LAPACK ssyevd status) at magnitude ~1e19. Every element at 0.9x the limit
+// fp32_gradient_limit states (the worst case for the sums of squares) must step to a finite
+// result; one element at 1.1x it must be refused up front, naming the limit.
+TEST_F(StepCommandTest, HugeGradientsStepBelowTheFp32LimitAndAreRefusedAboveIt) {
+  const std::vector<std::int64_t> shape = {6, 8};
+  const std::string param = write_random("p.npy", shape);
+  std::bernoulli_distribution sign(0.5);
+  for (const auto kind :
+       {optim::OptimizerKind::kShampoo, optim::OptimizerKind::kSoap, optim::OptimizerKind::kMuon}) {
+    optim::OptimizerSpec spec;
+    spec.kind = kind;
+    const std::string name(optim::to_string(kind));
+    SCOPED_TRACE(name);
+    const double limit = optim::fp32_gradient_limit(spec, optim::Shape{6, 8});
+    io::NpyArray grad = io::read_npy(param);
+    for (double& v : grad.values) v = static_cast<float>((sign(rng_) ? 0.9 : -0.9) * limit);
+    io::write_npy(file("huge.npy"), grad);
+    const ProcessResult ok = bench({"--optimizer", name, "--param", param, "--grad",
+                                    file("huge.npy"), "--out", file("out.npy")});
+    ASSERT_EQ(ok.exit_code, 0) << ok.err;
+    for (const double v : io::read_npy(file("out.npy")).values) ASSERT_TRUE(std::isfinite(v));
+
+    grad.values[5] = static_cast<float>(1.1 * limit);
+    io::write_npy(file("too-huge.npy"), grad);
+    const ProcessResult refused = bench({"--optimizer", name, "--param", param, "--grad",
+                                         file("too-huge.npy"), "--out", file("refused.npy")});
+    EXPECT_EQ(refused.exit_code, 2) << refused.err;
+    EXPECT_NE(refused.err.find("gradient element 5"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("the largest magnitude an fp32 " + name + " step"),
+              std::string::npos)
+        << refused.err;
+    EXPECT_FALSE(fs::exists(file("refused.npy")));
+  }
 }
 
 TEST_F(StepCommandTest, BadInputExitsTwoNamingTheProblemAndWritesNothing) {

@@ -25,5 +25,25 @@ target_compile_options(canzona_options INTERFACE
   $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-warn-spills,-warn-lmem-usage>
   $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${CANZONA_WERROR}>>:-Werror=all-warnings -Xptxas=-Werror>)
 
+# Sanitizers (ci/sanitize.sh): every target is instrumented, and undefined behaviour is fatal so
+# a test that triggers it fails instead of printing a warning nobody reads. With fuzzers, every
+# library also gets libFuzzer's coverage instrumentation, so the fuzz targets see inside the
+# parsers they drive.
+if(CANZONA_SANITIZE)
+  set(canzona_sanitize_flags -fsanitize=${CANZONA_SANITIZE} -fno-omit-frame-pointer
+                             -fno-sanitize-recover=all)
+  target_compile_options(canzona_options INTERFACE
+    $<$<COMPILE_LANGUAGE:CXX>:${canzona_sanitize_flags}>)
+  target_link_options(canzona_options INTERFACE ${canzona_sanitize_flags})
+endif()
+if(CANZONA_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "CANZONA_BUILD_FUZZERS needs Clang (libFuzzer); configure with "
+                        "CXX=clang++-14 (see ci/sanitize.sh)")
+  endif()
+  target_compile_options(canzona_options INTERFACE
+    $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link>)
+endif()
+
 # Executables of the project land in <build>/bin; tests look for them there.
 set(CANZONA_BIN_DIR ${PROJECT_BINARY_DIR}/bin)

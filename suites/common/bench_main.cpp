@@ -1,8 +1,11 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The one main() of every suite: parses Google Benchmark flags, records provenance in the JSON
-// context (git sha, build type, backends, device), registers the suite and runs it.
+// The one main() of every suite: checks and parses Google Benchmark flags, records provenance in
+// the JSON context (git sha, build type, backends, device), registers the suite and runs it.
+// Every flag error, an empty selection and an unwritable output are exit code 2 with a message;
+// an existing --benchmark_out file is replaced only by a complete run.
+#include "benchmark_args.hpp"
 #include "suite.hpp"
 #include "suite_flags.hpp"
 
@@ -10,13 +13,18 @@
 #include <canzona/core/build_info.hpp>
 #include <canzona/core/device.hpp>
 #include <canzona/core/error.hpp>
+#include <canzona/core/standard_output.hpp>
 
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 namespace {
+
+constexpr int kExitUsage = 2;
+constexpr int kExitInternal = 3;
 
 void add_provenance_context() {
   benchmark::AddCustomContext("canzona_version", CANZONA_VERSION);
@@ -34,26 +42,34 @@ void add_provenance_context() {
   benchmark::AddCustomContext("gpu_name", gpus > 0 ? canzona::cuda_device_name(0) : "none");
 }
 
+int run(int argc, char** argv) {
+  canzona::bench::take_suite_flags(argc, argv);
+  canzona::bench::BenchmarkArgs args(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitUsage;
+  add_provenance_context();
+  canzona::bench::register_suite();
+  if (const std::string unused = canzona::bench::unused_suite_flags(); !unused.empty()) {
+    throw canzona::ConfigError("this suite has no flag " + unused);
+  }
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  args.commit(ran);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  int code = 0;
   try {
-    canzona::bench::take_suite_flags(argc, argv);
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-    add_provenance_context();
-    canzona::bench::register_suite();
-    if (const std::string unused = canzona::bench::unused_suite_flags(); !unused.empty()) {
-      throw canzona::ConfigError("this suite has no flag " + unused);
-    }
+    code = run(argc, argv);
   } catch (const canzona::ConfigError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
+    code = kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "internal error: %s\n", e.what());
-    return 3;
+    code = kExitInternal;
   }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return canzona::finish_standard_output(code, kExitUsage);
 }

@@ -3,6 +3,7 @@
 #include "suite_flags.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/core/numeric_text.hpp>
 
 #include <fmt/format.h>
 
@@ -45,17 +46,11 @@ void take_suite_flags(int& argc, char** argv) {
   argc = kept;
 }
 
-double suite_flag(std::string_view name, double fallback) {
+std::optional<double> suite_flag(std::string_view name, const RealRange& range) {
   read_flags().insert(std::string(name));
   const auto it = flags().find(name);
-  if (it == flags().end()) return fallback;
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(it->second, &used);
-    if (used == it->second.size()) return value;
-  } catch (const std::exception&) {
-  }
-  throw ConfigError(fmt::format("--canzona_{}={}: not a number", name, it->second));
+  if (it == flags().end()) return std::nullopt;
+  return parse_real(fmt::format("--canzona_{}", name), it->second, range);
 }
 
 std::string unused_suite_flags() {

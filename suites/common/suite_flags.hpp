@@ -5,6 +5,9 @@
 // Google Benchmark parses the rest, so suites can be tuned without clashing with gbench flags.
 #pragma once
 
+#include <canzona/core/numeric_text.hpp>
+
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,8 +16,9 @@ namespace canzona::bench {
 /// Removes every `--canzona_<name>=<value>` argument from argv (adjusting argc) and remembers it.
 void take_suite_flags(int& argc, char** argv);
 
-/// The value given for `--canzona_<name>`, or `fallback`. ConfigError when it is not a number.
-double suite_flag(std::string_view name, double fallback);
+/// The value given for `--canzona_<name>`, or nullopt when the flag was not given. ConfigError
+/// when it is not a finite number inside `range` (never silently "the default").
+std::optional<double> suite_flag(std::string_view name, const RealRange& range);
 
 /// Names of flags given but never read by the suite (reported as errors after registration).
 std::string unused_suite_flags();

@@ -20,8 +20,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -185,9 +187,10 @@ void register_suite() {
   // A CPU step on the largest Qwen3 shapes takes minutes, so by default the CPU runs only the
   // shapes whose Muon step costs at most 50 GFLOP and the GPU runs all of them;
   // --canzona_max_gflop=X sets one limit for every backend (the smoke test keeps it tiny).
-  const double max_gflop = suite_flag("max_gflop", -1.0);
+  const std::optional<double> max_gflop =
+      suite_flag("max_gflop", RealRange{0, std::numeric_limits<double>::max()});
   const auto limit = [&](const std::string& be) {
-    if (max_gflop >= 0) return max_gflop;
+    if (max_gflop) return *max_gflop;
     return be == "cpu" ? 50.0 : 1e300;
   };
   const std::vector<KernelShape> shapes = qwen3_kernel_shapes();

@@ -55,6 +55,10 @@ void Communicator::check_counts(std::string_view call, std::string_view what,
   }
 }
 
+void Communicator::label(Request& request, CollectiveOp op) const {
+  request.set_origin(RequestOrigin{to_string(op), backend(), name_, rank_, size_});
+}
+
 void Communicator::record(CollectiveOp op, DataType type, int root, const Volume& volume) {
   const std::uint64_t e = size_of(type);
   trace_.push_back(TraceEntry{op, name_, size_, rank_, type, volume.count, root, volume.sent * e,
@@ -73,6 +77,7 @@ Request Communicator::all_reduce(const void* send, void* recv, std::size_t count
     fail(kCall, fmt::format("null buffer with count {}", count));
   }
   Request request = do_all_reduce(send, recv, count, type, op);
+  label(request, CollectiveOp::kAllReduce);
   record(CollectiveOp::kAllReduce, type, -1, all_reduce_volume(count, rank_, size_));
   return request;
 }
@@ -93,6 +98,7 @@ Request Communicator::reduce_scatter(const void* send, void* recv,
   }
   const std::vector<std::size_t> displs = offsets(counts);
   Request request = do_reduce_scatter(send, recv, counts, displs, type, op);
+  label(request, CollectiveOp::kReduceScatter);
   record(CollectiveOp::kReduceScatter, type, -1, reduce_scatter_volume(counts, rank_));
   return request;
 }
@@ -112,6 +118,7 @@ Request Communicator::all_gather(const void* send, void* recv, std::span<const s
   }
   const std::vector<std::size_t> displs = offsets(counts);
   Request request = do_all_gather(send, recv, counts, displs, type);
+  label(request, CollectiveOp::kAllGather);
   record(CollectiveOp::kAllGather, type, -1, all_gather_volume(counts, rank_));
   return request;
 }
@@ -142,6 +149,7 @@ Request Communicator::all_to_all(const void* send, std::span<const std::size_t> 
   }
   Request request =
       do_all_to_all(send, send_counts, send_displs, recv, recv_counts, recv_displs, type);
+  label(request, CollectiveOp::kAllToAll);
   record(CollectiveOp::kAllToAll, type, -1, all_to_all_volume(send_counts, recv_counts, rank_));
   return request;
 }
@@ -154,6 +162,7 @@ Request Communicator::broadcast(void* buf, std::size_t count, DataType type, int
     fail(kCall, fmt::format("null buffer with count {}", count));
   }
   Request request = do_broadcast(buf, count, type, root);
+  label(request, CollectiveOp::kBroadcast);
   record(CollectiveOp::kBroadcast, type, root, broadcast_volume(count, rank_, size_, root));
   return request;
 }
@@ -171,6 +180,7 @@ Request Communicator::reduce(const void* send, void* recv, std::size_t count, Da
     fail(kCall, fmt::format("null receive buffer on the root with count {}", count));
   }
   Request request = do_reduce(send, recv, count, type, op, root);
+  label(request, CollectiveOp::kReduce);
   record(CollectiveOp::kReduce, type, root, reduce_volume(count, rank_, size_, root));
   return request;
 }
@@ -196,6 +206,7 @@ Request Communicator::gather(const void* send, std::size_t send_count, void* rec
   }
   const std::vector<std::size_t> displs = offsets(recv_counts);
   Request request = do_gather(send, send_count, recv, recv_counts, displs, type, root);
+  label(request, CollectiveOp::kGather);
   record(CollectiveOp::kGather, type, root, gather_volume(recv_counts, rank_, root));
   return request;
 }
@@ -221,12 +232,14 @@ Request Communicator::scatter(const void* send, std::span<const std::size_t> sen
   }
   const std::vector<std::size_t> displs = offsets(send_counts);
   Request request = do_scatter(send, send_counts, displs, recv, recv_count, type, root);
+  label(request, CollectiveOp::kScatter);
   record(CollectiveOp::kScatter, type, root, scatter_volume(send_counts, rank_, root));
   return request;
 }
 
 Request Communicator::barrier() {
   Request request = do_barrier();
+  label(request, CollectiveOp::kBarrier);
   record(CollectiveOp::kBarrier, DataType::kUInt8, -1, Volume{});
   return request;
 }

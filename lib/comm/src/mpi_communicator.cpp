@@ -123,6 +123,18 @@ int to_mpi_level(ThreadLevel level) {
   return MPI_THREAD_FUNNELED;
 }
 
+// MPI 3.1 has no non-blocking communicator split or duplicate; a barrier through the polling
+// Request::wait first turns a stalled or missing peer into a CollectiveTimeoutError naming the
+// call, instead of a hang inside the blocking call.
+void arrive_together(MPI_Comm comm, std::string_view call, std::string group) {
+  auto state = std::make_unique<MpiRequestState>();
+  CANZONA_MPI_CHECK(MPI_Ibarrier(comm, &state->request));
+  Request request(std::move(state));
+  request.set_origin(
+      RequestOrigin{call, "mpi", std::move(group), query_rank(comm), query_size(comm)});
+  request.wait();
+}
+
 // MPI has no bf16 type, so a bf16 sum is a user operation on 16-bit words: each pairwise
 // combination widens both operands to fp32 (exact), adds once and rounds to nearest even, the
 // arithmetic of one hop of NCCL's bf16 ring. Which pairs are combined, in which association, is
@@ -210,6 +222,7 @@ std::unique_ptr<MpiCommunicator> MpiCommunicator::world() {
   if (!MpiRuntime::active()) {
     throw Error("MpiCommunicator::world: MPI is not initialised; create a comm::MpiRuntime first");
   }
+  arrive_together(MPI_COMM_WORLD, "communicator duplicate", "MPI_COMM_WORLD");
   MPI_Comm dup = MPI_COMM_NULL;
   CANZONA_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
   CANZONA_MPI_CHECK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
@@ -238,6 +251,7 @@ MpiCommunicator::~MpiCommunicator() {
 }
 
 NodeRanks MpiCommunicator::node_ranks() const {
+  arrive_together(comm_, "node split", name());
   MPI_Comm local = MPI_COMM_NULL;
   CANZONA_MPI_CHECK(
       MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &local));
@@ -251,6 +265,7 @@ NodeRanks MpiCommunicator::node_ranks() const {
 }
 
 std::unique_ptr<Communicator> MpiCommunicator::do_split(int color, int key, std::string name) {
+  arrive_together(comm_, "split", this->name());
   MPI_Comm child = MPI_COMM_NULL;
   CANZONA_MPI_CHECK(MPI_Comm_split(comm_, color < 0 ? MPI_UNDEFINED : color, key, &child));
   if (child == MPI_COMM_NULL) {

@@ -5,6 +5,7 @@
 // trace's byte accounting (over a recording test double), trace formatting, NCCL error messages.
 #include <canzona/comm/communicator.hpp>
 #include <canzona/comm/process_groups.hpp>
+#include <canzona/comm/timeout.hpp>
 #include <canzona/config.hpp>
 #include <canzona/core/error.hpp>
 
@@ -89,16 +90,29 @@ TEST(CommTypes, SizesAndNames) {
   EXPECT_EQ(to_string(CollectiveOp::kAllToAll), "all_to_all");
 }
 
+// Counts completions, whether observed by a blocking wait() or by a test() that returned true
+// (Request::wait polls test() against the collective timeout).
 class CountingState final : public RequestState {
  public:
-  explicit CountingState(int* waits, int polls_until_done = 0)
-      : waits_(waits), polls_(polls_until_done) {}
-  void wait() override { ++*waits_; }
-  bool test() override { return polls_-- <= 0; }
+  explicit CountingState(int* completions, int polls_until_done = 0)
+      : completions_(completions), polls_(polls_until_done) {}
+  void wait() override { ++*completions_; }
+  bool test() override {
+    if (polls_-- > 0) return false;
+    ++*completions_;
+    return true;
+  }
 
  private:
-  int* waits_;
+  int* completions_;
   int polls_;
+};
+
+// Never completes: a peer that stopped.
+class StalledState final : public RequestState {
+ public:
+  void wait() override {}
+  bool test() override { return false; }
 };
 
 TEST(CommRequest, CompletionAndMoves) {
@@ -114,7 +128,8 @@ TEST(CommRequest, CompletionAndMoves) {
   EXPECT_FALSE(polled.test());
   EXPECT_TRUE(polled.test());
   EXPECT_FALSE(polled.pending());
-  EXPECT_EQ(waits, 0);
+  EXPECT_EQ(waits, 1);
+  waits = 0;
 
   {
     Request a(std::make_unique<CountingState>(&waits));
@@ -129,6 +144,26 @@ TEST(CommRequest, CompletionAndMoves) {
   wait_all(many);
   EXPECT_EQ(waits, 3);
   EXPECT_FALSE(many[0].pending());
+}
+
+TEST(CommRequest, WaitTimesOutNamingTheCollectiveGroupAndRank) {
+  set_collective_timeout(0.05);
+  Request stalled(std::make_unique<StalledState>());
+  stalled.set_origin(RequestOrigin{"reduce_scatter", "mpi", "dp", 1, 4});
+  try {
+    stalled.wait();
+    ADD_FAILURE() << "expected CollectiveTimeoutError";
+  } catch (const CollectiveTimeoutError& e) {
+    EXPECT_NE(std::string(e.what()).find("collective timeout: reduce_scatter on mpi group 'dp' "
+                                         "(rank 1 of 4) did not complete within 0.05 s"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(stalled.pending());
+  // Once a wait failed, dropping another pending request does not wait (the job is ending).
+  { Request other(std::make_unique<StalledState>()); }
+  set_collective_timeout(-1);
+  EXPECT_EQ(collective_timeout().count(), kDefaultCollectiveTimeoutSeconds);
 }
 
 TEST(CommTrace, DirectExchangeBytesPerCollective) {

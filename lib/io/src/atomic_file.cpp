@@ -4,6 +4,8 @@
 
 #include <canzona/core/error.hpp>
 
+#include "file_kind.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -76,10 +78,48 @@ class TempFile {
 
 }  // namespace
 
+// Symlinks are followed, so writing through a link updates the file it points to and leaves the
+// link in place. Anything but a regular file is refused: the rename would silently replace a
+// device such as /dev/full, or a directory, by a regular file.
+std::filesystem::path resolve_write_target(const std::filesystem::path& path) {
+  constexpr int kMaxLinks = 40;  // Linux's own limit (ELOOP)
+  std::filesystem::path current = path;
+  for (int hop = 0; hop <= kMaxLinks; ++hop) {
+    struct stat st {};
+    if (lstat(current.c_str(), &st) != 0) {
+      if (errno == ENOENT) return current;  // a new file
+      throw ConfigError(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+    }
+    if (S_ISLNK(st.st_mode)) {
+      std::error_code error;
+      const std::filesystem::path target = std::filesystem::read_symlink(current, error);
+      if (error) {
+        throw ConfigError(fmt::format("cannot write '{}': cannot read the symbolic link '{}': {}",
+                                      path.string(), current.string(), error.message()));
+      }
+      current = target.is_absolute() ? target : current.parent_path() / target;
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      throw ConfigError(fmt::format(
+          "cannot write '{}': {} is {}; results are written to regular files (a temporary file "
+          "renamed over the target), so choose a file path{}",
+          path.string(),
+          current == path ? "it" : fmt::format("its link target '{}'", current.string()),
+          detail::file_kind(st.st_mode),
+          S_ISDIR(st.st_mode) ? " inside that directory" : ", or write to standard output"));
+    }
+    return current;
+  }
+  throw ConfigError(fmt::format("cannot write '{}': more than {} symbolic links to follow",
+                                path.string(), kMaxLinks));
+}
+
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
-  TempFile temp(path);
-  temp.write_all(bytes, path);
-  temp.rename_to(path);
+  const std::filesystem::path target = resolve_write_target(path);
+  TempFile temp(target);
+  temp.write_all(bytes, target);
+  temp.rename_to(target);
 }
 
 }  // namespace canzona::io

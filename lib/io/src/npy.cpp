@@ -3,6 +3,7 @@
 #include "canzona/io/npy.hpp"
 
 #include "canzona/io/atomic_file.hpp"
+#include "canzona/io/input_file.hpp"
 
 #include <canzona/core/error.hpp>
 
@@ -11,9 +12,7 @@
 #include <bit>
 #include <cctype>
 #include <cstring>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 namespace canzona::io {
 namespace {
@@ -139,10 +138,23 @@ NpyDType parse_descr(const std::string& descr, std::string_view source) {
                   source, descr, kConvertHint));
 }
 
-std::int64_t product(const std::vector<std::int64_t>& shape) {
+// The element count of `shape`, or nullopt when it does not fit in int64 (a header claiming
+// (2^32, 2^32) must not wrap around to a small count that passes the size check).
+std::optional<std::int64_t> checked_product(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
-  for (const std::int64_t d : shape) n *= d;
+  for (const std::int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::nullopt;
+  }
   return n;
+}
+
+std::int64_t product(const std::vector<std::int64_t>& shape) {
+  const std::optional<std::int64_t> n = checked_product(shape);
+  if (!n) {
+    throw ConfigError(fmt::format("shape ({}) has more elements than an int64 can count",
+                                  fmt::join(shape, ", ")));
+  }
+  return *n;
 }
 
 }  // namespace
@@ -185,12 +197,23 @@ NpyArray parse_npy(std::string_view bytes, std::string_view source) {
         fmt::format("{}: the array is in Fortran (column-major) order; {}", source, kConvertHint));
   }
   array.shape = header.shape;
-  const std::size_t count = static_cast<std::size_t>(array.numel());
   const std::string_view data = bytes.substr(offset + header_len);
-  if (data.size() != count * item_size(array.dtype)) {
+  // Overflow-checked: the count and the byte size are compared with the data actually present
+  // before anything is allocated.
+  const std::optional<std::int64_t> numel = checked_product(array.shape);
+  std::int64_t needed = 0;
+  if (!numel ||
+      __builtin_mul_overflow(*numel, static_cast<std::int64_t>(item_size(array.dtype)), &needed)) {
+    throw ConfigError(fmt::format(
+        "{}: shape ({}) of {} has more elements than fit in memory (the byte size overflows "
+        "64 bits) while the file holds {} data bytes; the header is corrupt",
+        source, fmt::join(array.shape, ", "), to_string(array.dtype), data.size()));
+  }
+  const auto count = static_cast<std::size_t>(*numel);
+  if (data.size() != static_cast<std::size_t>(needed)) {
     throw ConfigError(fmt::format("{}: shape ({}) of {} needs {} data bytes but the file has {}",
                                   source, fmt::join(array.shape, ", "), to_string(array.dtype),
-                                  count * item_size(array.dtype), data.size()));
+                                  needed, data.size()));
   }
   array.values.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
@@ -206,13 +229,9 @@ NpyArray parse_npy(std::string_view bytes, std::string_view source) {
 }
 
 NpyArray read_npy(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw ConfigError(fmt::format("cannot read '{}': no such file or not readable", path.string()));
-  }
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return parse_npy(bytes.str(), path.string());
+  // .npy files of real matrices can be several GiB (an fp32 vocabulary embedding is ~3 GiB).
+  constexpr std::uint64_t kMaxNpyBytes = std::uint64_t{1} << 40;
+  return parse_npy(read_input_file(path, ".npy file", kMaxNpyBytes), path.string());
 }
 
 std::string encode_npy(const NpyArray& array) {

@@ -6,6 +6,8 @@
 #include <canzona/io/atomic_file.hpp>
 #include <canzona/testing/seed.hpp>
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -59,6 +61,55 @@ TEST_F(AtomicFileTest, MissingDirectoryIsAClearErrorAndWritesNothing) {
   }
   EXPECT_FALSE(fs::exists(target));
   EXPECT_EQ(files_in_dir(), 0u);
+}
+
+// The rename used to replace /dev/full, a directory or a FIFO by a regular file.
+TEST_F(AtomicFileTest, RefusesTargetsThatAreNotRegularFiles) {
+  const auto error_of = [](const fs::path& target) -> std::string {
+    try {
+      write_file_atomically(target, "data");
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(error_of("/dev/full").find("is a character device"), std::string::npos);
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  const fs::path sub = dir_ / "sub";
+  fs::create_directory(sub);
+  EXPECT_NE(error_of(sub).find("is a directory"), std::string::npos);
+  EXPECT_TRUE(fs::is_directory(sub));
+  const fs::path fifo = dir_ / "pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(error_of(fifo).find("FIFO"), std::string::npos);
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  // Through a link to a device: named as the link's target.
+  fs::create_symlink("/dev/full", dir_ / "full-link");
+  EXPECT_NE(error_of(dir_ / "full-link").find("link target '/dev/full'"), std::string::npos);
+  EXPECT_TRUE(fs::is_symlink(dir_ / "full-link"));
+  EXPECT_EQ(files_in_dir(), 3u);  // sub, pipe, full-link: no temporaries
+}
+
+// Writing through a symlink updates the file it points to and keeps the link (the rename used to
+// replace the link by a file).
+TEST_F(AtomicFileTest, WritesThroughSymbolicLinks) {
+  const fs::path real = dir_ / "real.json";
+  write_file_atomically(real, "old");
+  fs::create_symlink("real.json", dir_ / "relative-link");
+  write_file_atomically(dir_ / "relative-link", "new");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "relative-link"));
+  EXPECT_EQ(read(real), "new");
+  fs::create_symlink(dir_ / "relative-link", dir_ / "chain");
+  write_file_atomically(dir_ / "chain", "newer");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "chain"));
+  EXPECT_EQ(read(real), "newer");
+  fs::create_symlink("created.json", dir_ / "dangling");
+  write_file_atomically(dir_ / "dangling", "made");
+  EXPECT_EQ(read(dir_ / "created.json"), "made");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "dangling"));
+  fs::create_symlink("loop-b", dir_ / "loop-a");
+  fs::create_symlink("loop-a", dir_ / "loop-b");
+  EXPECT_THROW(write_file_atomically(dir_ / "loop-a", "x"), ConfigError);
 }
 
 }  // namespace

@@ -123,12 +123,34 @@ TEST(NpyTest, RejectsWrongDtypeOrderHeaderAndSize) {
   expect_rejected(std::string("\x93NUMPY\x01\x00\xff\x00{", 11), "truncated");
 }
 
+// A shape whose element count wraps around int64 (2^32 · 2^32 = 2^64 ≡ 0) used to pass the size
+// check with no data at all and reach the optimizers as a 4-billion-row matrix.
+TEST(NpyTest, RejectsShapesWhoseSizeOverflows) {
+  const auto file = [](const std::string& shape) {
+    return numpy_header("{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }");
+  };
+  expect_rejected(file("(4294967296, 4294967296)"), "overflows 64 bits");
+  expect_rejected(file("(1099511627776, 1073741824)"), "overflows 64 bits");  // 2^70 elements
+  expect_rejected(file("(1099511627776, 4194304)"), "overflows 64 bits");     // 2^64 bytes
+  expect_rejected(file("(65536, 65536)"), "needs 17179869184 data bytes but the file has 0");
+}
+
 TEST(NpyTest, ReportsMissingFiles) {
   try {
     read_npy("no-such-dir/grad.npy");
     ADD_FAILURE() << "expected ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("no-such-dir/grad.npy"), std::string::npos);
+  }
+}
+
+TEST(NpyTest, ADirectoryIsCalledADirectory) {
+  try {
+    read_npy(".");
+    ADD_FAILURE() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory, not a regular file"), std::string::npos)
+        << e.what();
   }
 }
 

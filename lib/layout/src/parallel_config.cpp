@@ -71,6 +71,12 @@ void validate(const ParallelConfig& config, const model::ModelSpec& model) {
         config.tp, config.gpus_per_node, model.name,
         fmt::join(valid_tp_values(model, config.gpus_per_node), ", ")));
   }
+  if (std::int64_t{config.dp} * config.tp > kMaxWorldSize) {
+    throw ConfigError(fmt::format(
+        "dp·tp = {}·{} = {} ranks exceeds the largest job plans are built for ({} ranks); plan a "
+        "smaller job (plans scale with the rank count)",
+        config.dp, config.tp, std::int64_t{config.dp} * config.tp, kMaxWorldSize));
+  }
   std::int64_t value = 0;
   if (const char* dim = undivided_dimension(model, config.tp, &value); dim != nullptr) {
     throw ConfigError(fmt::format(

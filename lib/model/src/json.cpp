@@ -5,11 +5,10 @@
 #include "canzona/model/json.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/io/input_file.hpp>
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iterator>
 #include <optional>
 
 namespace canzona::model {
@@ -109,6 +108,44 @@ class Reader {
   std::string_view source_;
 };
 
+// Each size is at most kMaxSize, but their products are not: a spec at the limits describes
+// ~2^72 parameters and 2^24 layers. What is built from a spec (parameter lists, ZeRO-1 buckets,
+// plans) grows with these totals, so they are bounded here, before anything is allocated.
+constexpr long double kMaxParams = 0x1p42L;        // 4.4e12: ~19x Qwen3-235B-A22B
+constexpr long double kMaxTensors = 0x1p20L;       // 1,048,576: ~28x Qwen3-235B-A22B
+constexpr long double kTensorsPerDenseLayer = 11;  // q k v o, q/k norms, 2 norms, gate up down
+constexpr long double kTensorsPerMoeLayer = 9;     // attention, norms and the router
+
+void check_totals(const ModelSpec& s, std::string_view source) {
+  const long double h = s.hidden_size, d = s.head_dim, layers = s.num_layers;
+  const long double attention = h * d * 2 * (s.num_heads + s.num_kv_heads);
+  const long double mlp = s.num_experts > 0
+                              ? s.num_experts * (h + 3.0L * h * s.moe_intermediate_size)
+                              : 3.0L * h * s.intermediate_size;
+  const long double params = layers * (attention + mlp + 2 * h + 2 * d) +
+                             (s.tie_word_embeddings ? 1 : 2) * h * s.vocab_size + h;
+  if (params > kMaxParams) {
+    throw ConfigError(fmt::format(
+        "model spec {}: describes {:.3g} parameters; at most {:.3g} (2^42) fit the plans and "
+        "buffers this library builds; check hidden_size, intermediate_size, num_hidden_layers, "
+        "vocab_size and num_experts",
+        source, static_cast<double>(params), static_cast<double>(kMaxParams)));
+  }
+  const long double tensors =
+      layers *
+          (s.num_experts > 0 ? kTensorsPerMoeLayer + 3.0L * s.num_experts : kTensorsPerDenseLayer) +
+      3;
+  if (tensors > kMaxTensors) {
+    throw ConfigError(fmt::format(
+        "model spec {}: {} layers of {} tensors each make {:.3g} parameter tensors; at most "
+        "{:.0f} (2^20) fit; check num_hidden_layers and num_experts",
+        source, s.num_layers,
+        static_cast<double>(s.num_experts > 0 ? kTensorsPerMoeLayer + 3.0L * s.num_experts
+                                              : kTensorsPerDenseLayer),
+        static_cast<double>(tensors), static_cast<double>(kMaxTensors)));
+  }
+}
+
 std::string lowercase(std::string text) {
   for (char& c : text) {
     if (c >= 'A' && c <= 'Z') {
@@ -178,6 +215,7 @@ ModelSpec model_spec_from_json(const nlohmann::json& json, std::string_view sour
              "set it to 1");
     }
   }
+  check_totals(spec, source);
   return spec;
 }
 
@@ -193,16 +231,7 @@ ModelSpec model_spec_from_json_text(std::string_view text, std::string_view sour
 }
 
 ModelSpec load_model_spec(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw ConfigError(fmt::format(
-        "model spec {}: cannot open the file (missing or unreadable); pass an existing JSON "
-        "file or a catalog name",
-        path.string()));
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ModelSpec spec = model_spec_from_json_text(text, path.string());
-  return spec;
+  return model_spec_from_json_text(io::read_input_file(path, "model spec"), path.string());
 }
 
 void to_json(nlohmann::json& json, const ModelSpec& spec) {

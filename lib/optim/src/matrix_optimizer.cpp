@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <tuple>
 #include <utility>
 
@@ -298,6 +300,39 @@ std::unique_ptr<MatrixOptimizer> make_matrix_optimizer(const OptimizerSpec& spec
       return detail::make_adamw(spec, backend);
   }
   throw ConfigError(fmt::format("unknown optimizer kind {}", static_cast<int>(spec.kind)));
+}
+
+double fp32_gradient_limit(const OptimizerSpec& spec, Shape shape) {
+  double squares = 1;  // AdamW: the second moment of one element
+  switch (spec.kind) {
+    case OptimizerKind::kShampoo:
+    case OptimizerKind::kSoap:
+      squares = static_cast<double>(std::max(shape.rows, shape.cols));
+      break;
+    case OptimizerKind::kMuon:
+      squares = static_cast<double>(shape.rows) * static_cast<double>(shape.cols);
+      break;
+    case OptimizerKind::kAdamW:
+      break;
+  }
+  constexpr double kHeadroom = 16;
+  return std::sqrt(static_cast<double>(std::numeric_limits<float>::max()) /
+                   (kHeadroom * std::max(1.0, squares)));
+}
+
+void check_fp32_gradient_range(const OptimizerSpec& spec, Shape shape,
+                               std::span<const double> gradient, std::string_view source) {
+  const double limit = fp32_gradient_limit(spec, shape);
+  for (std::size_t i = 0; i < gradient.size(); ++i) {
+    if (std::abs(gradient[i]) > limit) {
+      throw ConfigError(fmt::format(
+          "{}: gradient element {} is {:g}, above {:g}, the largest magnitude an fp32 {} step "
+          "of a {}x{} matrix takes (its sums of squares would overflow float32); scale the "
+          "gradient down (the preconditioned update does not depend on its scale) or use "
+          "--backend reference (double precision)",
+          source, i, gradient[i], limit, to_string(spec.kind), shape.rows, shape.cols));
+    }
+  }
 }
 
 void check_finite_gradients(MatrixOptimizer& optimizer, std::string_view parameter) {

@@ -6,6 +6,7 @@
 
 #include <canzona/core/error.hpp>
 #include <canzona/io/atomic_file.hpp>
+#include <canzona/io/input_file.hpp>
 #include <canzona/optim/cost_model.hpp>
 
 #include <fmt/format.h>
@@ -14,8 +15,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <vector>
 
@@ -107,35 +106,45 @@ std::string CostModelCompute::description() const {
 // ---- cache -----------------------------------------------------------------------------------
 
 void ComputeCache::load(const std::filesystem::path& path) {
-  if (!std::filesystem::exists(path)) return;
-  std::ifstream in(path);
-  if (!in) throw ConfigError(fmt::format("compute cache {}: cannot be read", path.string()));
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // A cache that does not exist yet is created by save(); anything else at the path must be one.
+  std::error_code missing;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, missing))) return;
+  merge_text(io::read_input_file(path, "compute cache"), path.string());
+}
+
+void ComputeCache::merge_text(std::string_view text, const std::string& source) {
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(text);
+    json = nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError(fmt::format("compute cache {}: not valid JSON: {}; delete it to re-measure",
-                                  path.string(), e.what()));
+                                  source, e.what()));
   }
-  if (!json.is_object() || json.value("format", "") != "canzona-compute-cache" ||
-      !json.contains("entries") || !json["entries"].is_object()) {
+  if (!json.is_object() || !json.contains("format") || !json["format"].is_string() ||
+      json["format"].get<std::string>() != "canzona-compute-cache" || !json.contains("entries") ||
+      !json["entries"].is_object()) {
     throw ConfigError(
         fmt::format("compute cache {}: not a canzona compute cache (expected \"format\": "
                     "\"canzona-compute-cache\" and an \"entries\" object); delete it to re-measure",
-                    path.string()));
+                    source));
   }
-  const std::string backend = json.value("backend", "");
+  const std::string backend = json.contains("backend") && json["backend"].is_string()
+                                  ? json["backend"].get<std::string>()
+                                  : std::string();
   if (backend != backend_) {
     throw ConfigError(fmt::format(
         "compute cache {}: measured on the '{}' backend, but this projection measures on '{}'; "
         "use another cache file",
-        path.string(), backend, backend_));
+        source, backend, backend_));
   }
   for (const auto& [key, value] : json["entries"].items()) {
-    if (!value.is_number() || !(value.get<double>() >= 0)) {
-      throw ConfigError(fmt::format("compute cache {}: entry '{}' must be a number of seconds >= 0",
-                                    path.string(), key));
+    // Seconds of one step: finite, >= 0, and below an hour (a larger value is a corrupt entry,
+    // and would make every projection that uses it meaningless).
+    if (!value.is_number() || !(value.get<double>() >= 0) || !(value.get<double>() <= 3600)) {
+      throw ConfigError(fmt::format(
+          "compute cache {}: entry '{}' must be a number of seconds in [0, 3600], got {}; delete "
+          "the file to re-measure",
+          source, key, value.dump()));
     }
     entries_[key] = value.get<double>();
   }
@@ -181,6 +190,7 @@ double MeasuredCompute::step_seconds(const optim::OptimizerSpec& spec, optim::Sh
   const double seconds = measure(spec, shape);
   cache_->insert(key, seconds);
   ++measurements_;
+  if (options_.on_measured) options_.on_measured(key, seconds, measurements_);
   return seconds;
 }
 

@@ -11,24 +11,35 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
+#include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace canzona::sim {
 namespace {
 
-// Mean seconds of `op` (one collective, waited for) over the iterations, max over the ranks.
+// Seconds of `op` (one collective, waited for): the fastest of the timed repetitions, each
+// started together after a barrier, max over the ranks. On a busy host a repetition can only be
+// slowed down by other processes, never sped up, so the minimum is the estimate least disturbed
+// by noise (the mean let one descheduled repetition make a small message slower than a large one).
 double time_collective(comm::Communicator& world, const LocalCalibrationOptions& options,
                        const std::function<comm::Request()>& op) {
   for (int i = 0; i < options.warmup; ++i) op().wait();
-  world.barrier().wait();
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < options.iterations; ++i) op().wait();
-  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  double mine = elapsed.count() / options.iterations;
+  double fastest = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < options.iterations; ++i) {
+    world.barrier().wait();
+    const auto start = std::chrono::steady_clock::now();
+    op().wait();
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    fastest = std::min(fastest, elapsed.count());
+  }
   double slowest = 0;
-  world.all_reduce(&mine, &slowest, 1, comm::DataType::kFloat64, comm::ReduceOp::kMax).wait();
+  world.all_reduce(&fastest, &slowest, 1, comm::DataType::kFloat64, comm::ReduceOp::kMax).wait();
   return slowest;
 }
 
@@ -100,6 +111,42 @@ NcclTestsRun measure(comm::Communicator& world, const LocalCalibrationOptions& o
 
 }  // namespace
 
+std::optional<std::string> make_fittable(NcclTestsRun& run) {
+  // Sizes ascending and distinct (sizes that round to the same float count collapse).
+  std::stable_sort(run.rows.begin(), run.rows.end(),
+                   [](const NcclTestsRow& a, const NcclTestsRow& b) { return a.bytes < b.bytes; });
+  std::vector<NcclTestsRow> rows;
+  for (const NcclTestsRow& row : run.rows) {
+    if (rows.empty() || row.bytes > rows.back().bytes) rows.push_back(row);
+  }
+  run.rows = std::move(rows);
+  if (run.rows.size() < 2) {
+    throw ConfigError(
+        "local topology calibration needs >= 2 distinct message sizes of at least 4 bytes per "
+        "rank");
+  }
+  try {
+    fit_alpha_beta(run);
+    return std::nullopt;
+  } catch (const ConfigError& e) {
+    // fit_alpha_beta refuses, rightly for nccl-tests files, a table whose times do not grow with
+    // the message size. Measured here it is noise on a busy host, not a corrupt file.
+    const NcclTestsRow& small = run.rows.front();
+    const NcclTestsRow& large = run.rows.back();
+    const double alpha_us = std::min(small.time_us, large.time_us);
+    // The largest message's time, at least a hair above alpha so that the slope is positive.
+    const double large_us = std::max(large.time_us, alpha_us * 1.000001 + 1e-3);
+    const double per_byte_us = (large_us - alpha_us) / (large.bytes - small.bytes);
+    for (NcclTestsRow& row : run.rows) {
+      row.time_us = alpha_us + per_byte_us * (row.bytes - small.bytes);
+    }
+    return fmt::format(
+        "local calibration of {}: the measured times did not grow with the message size (a busy "
+        "host); fitted from the smallest and largest message instead ({})",
+        run.op_name, e.what());
+  }
+}
+
 Topology measure_local_topology(comm::Communicator& world, const LocalCalibrationOptions& options) {
   if (world.memory_space() != comm::MemorySpace::kHost) {
     throw ConfigError(
@@ -125,14 +172,21 @@ Topology measure_local_topology(comm::Communicator& world, const LocalCalibratio
   base.intra_node.busbw_gbps = {1, 1, 1, 1, 1};
   base.inter_node = base.intra_node;  // unused: one node
   std::vector<NcclTestsRun> runs;
+  std::vector<std::string> notes;
   for (const CollectiveClass kind :
        {CollectiveClass::kAllReduce, CollectiveClass::kReduceScatter, CollectiveClass::kAllGather,
         CollectiveClass::kAllToAll, CollectiveClass::kBroadcast}) {
     runs.push_back(measure(world, options, kind));
+    if (std::optional<std::string> note = make_fittable(runs.back())) {
+      if (world.rank() == 0) std::fprintf(stderr, "warning: %s\n", note->c_str());
+      notes.push_back(std::move(*note));
+    }
   }
   // Bandwidths are fitted per class; the one base latency is the mean of the classes' fitted
   // alphas (calibrate_topology).
-  return calibrate_topology(base, runs);
+  Topology topology = calibrate_topology(base, runs);
+  for (std::string& note : notes) topology.provenance.push_back(std::move(note));
+  return topology;
 }
 
 }  // namespace canzona::sim

@@ -7,12 +7,12 @@
 #include "canzona/sim/collective_model.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/io/input_file.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -178,13 +178,7 @@ NcclTestsRun parse_nccl_tests(std::string_view text, std::string source,
 }
 
 NcclTestsRun read_nccl_tests(const std::string& path, std::optional<CollectiveClass> op_hint) {
-  std::ifstream in(path);
-  if (!in) {
-    throw ConfigError(
-        fmt::format("nccl-tests output {}: cannot be opened (missing or unreadable)", path));
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_nccl_tests(text, path, op_hint);
+  return parse_nccl_tests(io::read_input_file(path, "nccl-tests output"), path, op_hint);
 }
 
 AlphaBetaFit fit_alpha_beta(const NcclTestsRun& run) {

@@ -5,6 +5,7 @@
 #include "canzona/sim/topology.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/io/input_file.hpp>
 
 #include <fmt/format.h>
 
@@ -12,8 +13,6 @@
 #include <array>
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 
 namespace canzona::sim {
 namespace {
@@ -213,11 +212,14 @@ std::vector<NodeBandwidth> read_by_nodes(const Reader& level) {
                                                "[4, 45.7]",
                                                point.dump()));
     }
-    const NodeBandwidth b{point[0].get<int>(), point[1].get<double>()};
-    if (b.nodes < 1 || (!table.empty() && b.nodes <= table.back().nodes)) {
-      level.fail("busbw_by_nodes", "needs node counts >= 1 in increasing order");
+    // Read wide, so a huge count is refused instead of narrowed into range.
+    constexpr std::int64_t kMaxNodes = std::int64_t{1} << 16;
+    const auto nodes = point[0].get<std::int64_t>();
+    if (nodes < 1 || nodes > kMaxNodes || (!table.empty() && nodes <= table.back().nodes)) {
+      level.fail("busbw_by_nodes",
+                 fmt::format("needs node counts in [1, {}] in increasing order", kMaxNodes));
     }
-    table.push_back(b);
+    table.push_back(NodeBandwidth{static_cast<int>(nodes), point[1].get<double>()});
   }
   return table;
 }
@@ -248,17 +250,25 @@ DeviceProfile read_device(const Reader& parent) {
   return d;
 }
 
+// Bounds far outside any real machine, so that a typo (1e308, 1e-308) is refused here instead of
+// turning every projected time into inf or 0. The rate ceiling still admits the "free network"
+// of what-if projections (1e15 GB/s: a gigabyte in a femtosecond), whose times stay far above
+// the smallest double.
+constexpr double kMinRate = 1e-6;      // GB/s or TFLOP/s
+constexpr double kMaxRate = 1e15;      // GB/s or TFLOP/s
+constexpr double kMaxLatencyUs = 1e8;  // 100 s
+
 void check_rate(const Topology& t, std::string_view field, double value) {
-  if (!(std::isfinite(value) && value > 0)) {
-    throw ConfigError(
-        fmt::format("topology '{}': {} must be a positive number, got {}", t.name, field, value));
+  if (!(std::isfinite(value) && value >= kMinRate && value <= kMaxRate)) {
+    throw ConfigError(fmt::format("topology '{}': {} must be a rate in [{:g}, {:g}], got {:g}",
+                                  t.name, field, kMinRate, kMaxRate, value));
   }
 }
 
 void check_latency(const Topology& t, std::string_view field, double value) {
-  if (!(std::isfinite(value) && value >= 0)) {
-    throw ConfigError(
-        fmt::format("topology '{}': {} must be >= 0 µs, got {}", t.name, field, value));
+  if (!(std::isfinite(value) && value >= 0 && value <= kMaxLatencyUs)) {
+    throw ConfigError(fmt::format("topology '{}': {} must be in [0, {:g}] µs, got {:g}", t.name,
+                                  field, kMaxLatencyUs, value));
   }
 }
 
@@ -427,10 +437,19 @@ Topology topology_from_json(const nlohmann::json& json, std::string_view source)
   t.description = r.string("description", false);
   const nlohmann::json* gpn = r.find("gpus_per_node");
   if (gpn == nullptr) r.fail("gpus_per_node", "is missing");
-  if (!gpn->is_number_integer()) {
-    r.fail("gpus_per_node", fmt::format("must be an integer, got {}", gpn->dump()));
+  // Read as int64 and range-checked before narrowing: 99999999999 must not become 1215752191.
+  constexpr std::int64_t kMaxGpusPerNode = std::int64_t{1} << 16;
+  if (!gpn->is_number_integer() ||
+      (gpn->is_number_unsigned() && gpn->get<std::uint64_t>() > std::uint64_t{1} << 62)) {
+    r.fail("gpus_per_node",
+           fmt::format("must be an integer in [1, {}], got {}", kMaxGpusPerNode, gpn->dump()));
   }
-  t.gpus_per_node = gpn->get<int>();
+  const auto gpus_per_node = gpn->get<std::int64_t>();
+  if (gpus_per_node < 1 || gpus_per_node > kMaxGpusPerNode) {
+    r.fail("gpus_per_node",
+           fmt::format("must be an integer in [1, {}], got {}", kMaxGpusPerNode, gpus_per_node));
+  }
+  t.gpus_per_node = static_cast<int>(gpus_per_node);
   t.intra_node = read_level(r, "intra_node");
   t.inter_node = read_level(r, "inter_node");
   if (r.find("device") != nullptr) t.device = read_device(r);
@@ -445,22 +464,18 @@ Topology topology_from_json(const nlohmann::json& json, std::string_view source)
   return t;
 }
 
-Topology load_topology(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw ConfigError(
-        fmt::format("topology file {}: cannot be opened (missing or unreadable); "
-                    "pass a preset name ({}) or an existing JSON file",
-                    path.string(), fmt::join(topology_preset_names(), ", ")));
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+Topology topology_from_json_text(std::string_view text, std::string_view source) {
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(text);
+    json = nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(fmt::format("topology file {}: not valid JSON: {}", path.string(), e.what()));
+    throw ConfigError(fmt::format("topology file {}: not valid JSON: {}", source, e.what()));
   }
-  return topology_from_json(json, path.string());
+  return topology_from_json(json, source);
+}
+
+Topology load_topology(const std::filesystem::path& path) {
+  return topology_from_json_text(io::read_input_file(path, "topology file"), path.string());
 }
 
 }  // namespace canzona::sim

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace canzona::sim {
 namespace {
@@ -79,7 +80,15 @@ TEST_F(ComputeModelTest, AdamWIsMemoryBound) {
 TEST_F(ComputeModelTest, MeasuresOnTheCpuBackendOncePerKey) {
   const auto backend = backend::make_backend("cpu");
   ComputeCache cache("cpu");
-  MeasuredCompute measured(*backend, MeasureOptions{2, 1, canzona::testing::test_seed()}, &cache);
+  std::vector<std::string> progress;
+  MeasuredCompute measured(*backend,
+                           MeasureOptions{2, 1, canzona::testing::test_seed(),
+                                          [&](const std::string& key, double seconds, int count) {
+                                            EXPECT_GT(seconds, 0.0);
+                                            EXPECT_EQ(count, static_cast<int>(progress.size()) + 1);
+                                            progress.push_back(key);
+                                          }},
+                           &cache);
   optim::OptimizerSpec muon = spec_of(optim::OptimizerKind::kMuon);
   muon.muon.ns_precision = optim::NsPrecision::kFloat32;
   const optim::Shape s{dim(8, 48), dim(8, 48)};
@@ -92,6 +101,7 @@ TEST_F(ComputeModelTest, MeasuresOnTheCpuBackendOncePerKey) {
   soap.soap.precondition_frequency = 3;
   EXPECT_GT(measured.step_seconds(soap, {8, 12}), 0.0);
   EXPECT_EQ(measured.measurements(), 2);
+  EXPECT_EQ(progress.size(), 2u);  // one report per measurement, none for the cache hit
   EXPECT_EQ(cache.size(), 2u);
   EXPECT_EQ(measured.kind(), "measured");
 }

@@ -75,6 +75,31 @@ TEST(TopologyTest, RejectsUnknownKeysMissingFieldsAndBadValues) {
   expect_config_error([&] { topology_from_json(j, "t.json"); }, "gpus_per_node");
 }
 
+// Values that used to be accepted: a gpus_per_node silently narrowed to int (99999999999 became
+// 1215752191) and latencies or rates so extreme that every projected time was inf or 0.
+TEST(TopologyTest, RejectsValuesOutsidePhysicalBounds) {
+  const nlohmann::json good = nlohmann::json(topology_preset("dgx-h100"));
+  nlohmann::json j = good;
+  j["gpus_per_node"] = 99999999999;
+  expect_config_error([&] { topology_from_json(j, "t.json"); },
+                      "'gpus_per_node' must be an integer in [1, 65536], got 99999999999");
+  j["gpus_per_node"] = 18446744073709551615u;
+  expect_config_error([&] { topology_from_json(j, "t.json"); }, "gpus_per_node");
+  j["gpus_per_node"] = 0;
+  expect_config_error([&] { topology_from_json(j, "t.json"); }, "gpus_per_node");
+  j = good;
+  j["intra_node"]["step_latency_us"] = 1e308;
+  expect_config_error([&] { topology_from_json(j, "t.json"); },
+                      "intra_node.step_latency_us must be in [0, 1e+08] µs, got 1e+308");
+  j = good;
+  j["inter_node"]["busbw_gbps"]["all_gather"] = 1e308;
+  expect_config_error([&] { topology_from_json(j, "t.json"); },
+                      "inter_node.busbw_gbps.all_gather must be a rate in [1e-06, 1e+15]");
+  j = good;
+  j["device"]["hbm_gbps"] = 1e-308;
+  expect_config_error([&] { topology_from_json(j, "t.json"); }, "device.hbm_gbps");
+}
+
 TEST(TopologyTest, InterNodeBusbwFollowsTheNodeCountTable) {
   const Topology t = topology_preset("dgx-h100");
   ASSERT_FALSE(t.inter_node.busbw_by_nodes.empty());

@@ -11,12 +11,15 @@
 #include <canzona/core/error.hpp>
 #include <canzona/exec/executor.hpp>
 #include <canzona/exec/step_timer.hpp>
+#include <canzona/model/json.hpp>
+#include <canzona/plan/step_plan.hpp>
 #include <canzona/sim/compute_model.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <random>
 
 namespace canzona::sim {
@@ -119,6 +122,21 @@ constexpr std::array<const char*, kExecutorSlots> kSlotNames = {
 
 }  // namespace
 
+comm::RunOptions validation_run_options(const ValidationConfig& c) {
+  const auto join = [](const auto& values) { return fmt::format("{}", fmt::join(values, ",")); };
+  return {{"--model", nlohmann::json(c.model).dump()},
+          {"--tp", std::to_string(c.tp)},
+          {"--strategy", join(c.strategies)},
+          {"--optimizer", std::string(optim::to_string(c.optimizer.kind))},
+          {"--backend", c.backend},
+          {"--warmup", std::to_string(c.warmup_steps)},
+          {"--steps", std::to_string(c.timed_steps)},
+          {"--measure-steps", std::to_string(c.measure_steps)},
+          {"--calibration-sizes", join(c.calibration.sizes)},
+          {"--uneven", std::string(to_string(c.uneven))},
+          {"--seed", std::to_string(c.seed)}};
+}
+
 ValidationReport run_projection_validation(comm::Communicator& world,
                                            const ValidationConfig& config) {
   if (config.tp < 1 || world.size() % config.tp != 0) {
@@ -134,10 +152,33 @@ ValidationReport run_projection_validation(comm::Communicator& world,
   report.dp = world.size() / config.tp;
   report.model = config.model.display_name;
   report.optimizer = std::string(optim::to_string(config.optimizer.kind));
-  report.topology = measure_local_topology(world, config.calibration);
+  // Plans and the backend first, agreed on by every rank: a mismatch or a missing GPU must stop
+  // the job before the seconds of calibration and measurement, not after them.
+  layout::ParallelConfig parallel;
+  parallel.dp = report.dp;
+  parallel.tp = report.tp;
+  parallel.gpus_per_node = world.size();  // the local topology: one node of every rank
+  std::vector<plan::StepPlan> plans;
+  std::unique_ptr<backend::Backend> be;
+  comm::RunOptions agreed;
+  std::exception_ptr local;
+  try {
+    be = backend::make_backend(config.backend);
+    for (const std::string& strategy : config.strategies) {
+      plan::StrategyOptions options;
+      options.optimizer = config.optimizer;
+      baselines::apply_strategy(strategy, options);
+      plans.push_back(baselines::make_step_plan(config.model, parallel, options));
+      agreed.emplace_back(fmt::format("plan hash of '{}'", strategy),
+                          fmt::format("{:016x}", plan::plan_hash(plans.back())));
+    }
+  } catch (...) {
+    local = std::current_exception();
+  }
+  comm::agree_on_start(world, agreed, local);
 
+  report.topology = measure_local_topology(world, config.calibration);
   comm::ProcessGroups groups = comm::split_dp_tp(world, config.tp);
-  const auto be = backend::make_backend(config.backend);
   ComputeCache cache(config.backend);
   MeasureOptions measure_options;
   measure_options.steps = config.measure_steps;
@@ -148,15 +189,7 @@ ValidationReport run_projection_validation(comm::Communicator& world,
   ProjectionOptions projection;
   projection.uneven = config.uneven;
 
-  layout::ParallelConfig parallel;
-  parallel.dp = report.dp;
-  parallel.tp = report.tp;
-  parallel.gpus_per_node = std::max(report.topology.gpus_per_node, config.tp);
-  for (const std::string& strategy : config.strategies) {
-    plan::StrategyOptions options;
-    options.optimizer = config.optimizer;
-    baselines::apply_strategy(strategy, options);
-    const plan::StepPlan plan = baselines::make_step_plan(config.model, parallel, options);
+  for (const plan::StepPlan& plan : plans) {
     // First pass measures the shapes (every rank at once), then every rank projects with the
     // averaged cache.
     project(plan, report.topology, compute, projection);

@@ -7,6 +7,7 @@
 // reported, never asserted (speed belongs to benchmarks).
 #pragma once
 
+#include <canzona/comm/agreement.hpp>
 #include <canzona/comm/communicator.hpp>
 #include <canzona/model/spec.hpp>
 #include <canzona/optim/options.hpp>
@@ -70,7 +71,14 @@ struct ValidationReport {
   std::vector<ValidationRow> rows;
 };
 
-/// Runs the validation (collective over `world`; every rank gets the same report). The compute
+/// The options of `config` that shape the run, for comm::agree_on_start (model as JSON, tp,
+/// strategies, optimizer, backend, step counts, calibration sizes, uneven model, seed).
+comm::RunOptions validation_run_options(const ValidationConfig& config);
+
+/// Runs the validation (collective over `world`; every rank gets the same report). Before the
+/// calibration and any measurement, every rank builds its plans and backend and the ranks agree
+/// (comm::agree_on_start) on the plan hashes and on whether that worked, so a rank that cannot
+/// (no GPU for --backend cuda, a plan that differs) stops the job at once. The compute
 /// cache is measured by every rank at once (so ranks contend for the cores as they do in the
 /// real run) and then averaged over ranks, so every rank projects the same numbers.
 /// ConfigError for a bad configuration (world not divisible by tp, unknown strategy).

@@ -5,9 +5,12 @@
 // topology (this machine's collectives, measured) with compute measured on the local backend,
 // runs the same plan on the executor, and prints / writes the error. Example:
 //   OPENBLAS_NUM_THREADS=1 mpirun -np 2 canzona_validate_projection --model small.json --tp 1
+// A failure on any rank (bad flags or a missing model file on one rank only, ranks given
+// different flags, an error or a stall mid-run) ends the whole job with a message naming it.
 #include "projection_validation.hpp"
 
-#include <canzona/comm/mpi_communicator.hpp>
+#include <canzona/comm/agreement.hpp>
+#include <canzona/comm/mpi_job.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/io/atomic_file.hpp>
 #include <canzona/model/catalog.hpp>
@@ -30,13 +33,8 @@ canzona::model::ModelSpec resolve_model(const std::string& value) {
   return canzona::model::find_model(value);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  canzona::comm::MpiRuntime runtime(&argc, &argv);
-  const auto world = canzona::comm::MpiCommunicator::world();
-  const bool root = world->rank() == 0;
-
+int validate(canzona::comm::MpiCommunicator& world, int argc, char** argv) {
+  const bool root = world.rank() == 0;
   CLI::App app{"Projection vs executor on this machine's MPI ranks (run under mpiexec)",
                "canzona_validate_projection"};
   std::string model;
@@ -66,35 +64,46 @@ int main(int argc, char** argv) {
   app.add_option("--seed", config.seed, "Values of parameters and gradients")
       ->capture_default_str();
   app.add_option("--out", out, "Write the JSON report here (rank 0, atomically)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return root ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
-  }
 
+  // Everything a rank can get wrong on its own (a flag, a missing model file) is collected and
+  // shown to every rank at the agreement below, so the job stops together, with one message.
+  std::exception_ptr local;
   try {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      if (e.get_exit_code() == 0) {  // --help
+        if (root) app.exit(e);
+        return 0;
+      }
+      throw canzona::ConfigError(fmt::format("{}; run with --help", e.what()));
+    }
     config.model = resolve_model(model);
     config.optimizer.kind = canzona::optim::parse_optimizer_kind(optimizer);
     config.uneven = canzona::sim::parse_uneven_collectives(uneven);
-    const canzona::sim::ValidationReport report =
-        canzona::sim::run_projection_validation(*world, config);
-    if (root) {
-      std::cout << canzona::sim::format_validation(report);
-      if (!out.empty()) {
-        canzona::io::write_file_atomically(
-            out, fmt::format("{}\n", canzona::sim::validation_json(report).dump(2)));
-        std::cout << fmt::format("report written to {}\n", out);
-      }
-    }
-    return 0;
-  } catch (const canzona::ConfigError& e) {
-    // Bad input is the same on every rank; only the root says so.
-    if (root) std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    // Other ranks may be blocked in a collective: abort the job rather than hang.
-    std::fprintf(stderr, "internal error on rank %d: %s\n", world->rank(), e.what());
-    MPI_Abort(MPI_COMM_WORLD, 3);
-    return 3;
+    if (root && !out.empty()) canzona::io::resolve_write_target(out);
+  } catch (...) {
+    local = std::current_exception();
   }
+  canzona::comm::agree_on_start(world, canzona::sim::validation_run_options(config), local);
+
+  const canzona::sim::ValidationReport report =
+      canzona::sim::run_projection_validation(world, config);
+  if (root) {
+    std::cout << canzona::sim::format_validation(report);
+    if (!out.empty()) {
+      canzona::io::write_file_atomically(
+          out, fmt::format("{}\n", canzona::sim::validation_json(report).dump(2)));
+      std::cout << fmt::format("report written to {}\n", out);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return canzona::comm::run_mpi_job(argc, argv, [&](canzona::comm::MpiCommunicator& world) {
+    return validate(world, argc, argv);
+  });
 }

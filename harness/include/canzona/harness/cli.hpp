@@ -14,7 +14,8 @@ namespace canzona::harness {
 enum ExitCode : int {
   kExitOk = 0,
   kExitRegression = 1,  ///< a comparison found a regression or a missing benchmark
-  kExitUsage = 2,       ///< bad flags, model spec, parallel config or input file
+  kExitUsage = 2,       ///< bad flags, model spec, parallel config or input file, or an output
+                        ///< destination that cannot take the output (full disk, device)
   kExitInternal = 3,    ///< a bug or a runtime failure (CUDA, NCCL, MPI)
 };
 

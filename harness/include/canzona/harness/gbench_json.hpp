@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace canzona::harness {
@@ -40,11 +41,15 @@ struct BenchmarkFile {
 };
 
 /// Parses a document; `source` names it in error messages. Throws ConfigError saying which field
-/// of which row is missing or has the wrong type.
+/// of which row is missing, has the wrong type or an impossible value (fewer than one iteration,
+/// a negative or non-finite time in a successful row).
 BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::string& source);
 
-/// Reads and parses a file; ConfigError when it cannot be read or is not valid JSON (with the
-/// parser's byte position).
+/// Parses JSON text; ConfigError when it is not valid JSON (with the parser's byte position) or
+/// parse_gbench_json refuses it. The entry point every reader of suite output goes through.
+BenchmarkFile parse_gbench_json_text(std::string_view text, const std::string& source);
+
+/// Reads a file (io::read_input_file: regular files only) and parses it.
 BenchmarkFile read_gbench_json(const std::filesystem::path& path);
 
 /// real_time converted to milliseconds.

@@ -151,6 +151,8 @@ class Communicator {
 
  private:
   void record(CollectiveOp op, DataType type, int root, const Volume& volume);
+  /// Names the request's collective, group and rank for timeout and failure messages.
+  void label(Request& request, CollectiveOp op) const;
   void check_root(std::string_view call, int root) const;
   void check_counts(std::string_view call, std::string_view what,
                     std::span<const std::size_t> counts) const;

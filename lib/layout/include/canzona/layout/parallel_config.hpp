@@ -11,6 +11,12 @@
 
 namespace canzona::layout {
 
+/// The largest job (dp·tp ranks) plans are built for. A plan holds per-rank tables (bucket cuts,
+/// collectives, loads), so its memory and planning time grow with the rank count; 65536 ranks is
+/// 64x the largest configuration the design targets, and a clear error beyond it beats an
+/// allocation failure minutes later.
+inline constexpr int kMaxWorldSize = 1 << 16;
+
 /// How a job is split. Ranks are laid out TP-innermost (Megatron's default order), so a TP group
 /// is tp consecutive ranks and must fit inside one node.
 struct ParallelConfig {
@@ -22,9 +28,9 @@ struct ParallelConfig {
 };
 
 /// Throws ConfigError (what is wrong, and which values would work) unless: dp, tp and
-/// gpus_per_node are >= 1; tp divides num_heads, num_kv_heads (Megatron's num_query_groups),
-/// intermediate_size and, for MoE, moe_intermediate_size (experts are TP-sharded with
-/// expert-TP = TP); and tp <= gpus_per_node.
+/// gpus_per_node are >= 1; dp·tp <= kMaxWorldSize; tp divides num_heads, num_kv_heads (Megatron's
+/// num_query_groups), intermediate_size and, for MoE, moe_intermediate_size (experts are TP-sharded
+/// with expert-TP = TP); and tp <= gpus_per_node.
 void validate(const ParallelConfig& config, const model::ModelSpec& model);
 
 /// Throws ConfigError "dp·tp = X but the job has Y ranks" unless dp·tp == world_size.

@@ -219,6 +219,20 @@ class MatrixOptimizer {
 std::unique_ptr<MatrixOptimizer> make_matrix_optimizer(const OptimizerSpec& spec,
                                                        backend::Backend& backend);
 
+/// The largest gradient magnitude an fp32 step of `spec` on a `shape` matrix takes without its
+/// sums of squares overflowing float32: sqrt(FLT_MAX / (16 · k)) with k the number of squares
+/// one statistic entry sums (Shampoo / SOAP: max(rows, cols), for G·Gᵀ and Gᵀ·G; Muon: rows ·
+/// cols, for the Frobenius norm; AdamW: 1), and a factor 16 of headroom for the running averages
+/// and the eigensolver. Above it the statistics become inf and the eigensolver fails; the
+/// preconditioned updates are invariant to the gradient's scale, so scaling the gradient is
+/// the fix. The double-precision reference has no such limit within finite inputs.
+double fp32_gradient_limit(const OptimizerSpec& spec, Shape shape);
+
+/// ConfigError naming the element, its value, the limit and the fix when a gradient element of
+/// `gradient` (host values, `source` names them) exceeds fp32_gradient_limit.
+void check_fp32_gradient_range(const OptimizerSpec& spec, Shape shape,
+                               std::span<const double> gradient, std::string_view source);
+
 /// The CLI's check after a step: throws canzona::Error naming `parameter` and the count when
 /// `optimizer` saw non-finite gradient elements (and resets the counter). Synchronises.
 void check_finite_gradients(MatrixOptimizer& optimizer, std::string_view parameter);

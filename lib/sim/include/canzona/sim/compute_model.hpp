@@ -15,9 +15,11 @@
 #include <canzona/optim/options.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace canzona::sim {
 
@@ -74,6 +76,9 @@ class ComputeCache {
   explicit ComputeCache(std::string backend) : backend_(std::move(backend)) {}
   /// Merges the entries of `path` if it exists. ConfigError for malformed JSON or another backend.
   void load(const std::filesystem::path& path);
+  /// Merges the entries of a cache file's text; `source` names it in errors. ConfigError for
+  /// malformed JSON, another backend or an entry that is not seconds in [0, 3600].
+  void merge_text(std::string_view text, const std::string& source);
   /// Writes every entry atomically (temp file + rename). ConfigError when the directory is
   /// missing or not writable.
   void save(const std::filesystem::path& path) const;
@@ -95,6 +100,10 @@ struct MeasureOptions {
   /// Untimed steps first (SOAP's update-free first step, caches, OpenBLAS thread start).
   int warmup_steps = 1;
   std::uint64_t seed = 0x5eed;  ///< parameter and gradient values (normal, scaled)
+  /// Called after each shape is measured (not for cache hits) with its compute_key, the mean
+  /// seconds per step and the number of shapes measured so far: progress for runs that measure
+  /// for minutes.
+  std::function<void(const std::string& key, double seconds, int measured)> on_measured;
 };
 
 /// Times MatrixOptimizer::step on the backend: one state per shape, random parameter and

@@ -7,11 +7,14 @@
 // with the measured run.
 #pragma once
 
+#include "canzona/sim/nccl_tests.hpp"
 #include "canzona/sim/topology.hpp"
 
 #include <canzona/comm/communicator.hpp>
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace canzona::sim {
@@ -22,17 +25,26 @@ struct LocalCalibrationOptions {
   /// caches and run at a different rate than small ones.
   std::vector<std::size_t> sizes = {64u << 10, 1u << 20, 16u << 20, 128u << 20};
   int warmup = 2;      ///< untimed repetitions per size
-  int iterations = 5;  ///< timed repetitions per size (mean)
+  int iterations = 5;  ///< timed repetitions per size (the fastest, max over ranks, counts)
 };
 
 /// Collective over `world` (every rank must call it): times all_reduce, reduce_scatter and
 /// all_gather (both in place, as the executor calls them), all_to_all and broadcast at each size
-/// (mean of `iterations`, max over ranks), fits alpha and busbw per collective (fit_alpha_beta) and
+/// (fastest of `iterations`, max over ranks), fits alpha and busbw per collective (fit_alpha_beta;
+/// a table whose times do not grow with size, i.e. noise on a busy host, falls back to the
+/// smallest and largest message with a warning in provenance and on stderr) and
 /// returns a topology named "local" with one node of world.size() ranks, the fitted intra-node
 /// constants, no device profile (compute must be measured) and the fits in provenance. Every rank
 /// returns the same topology. ConfigError unless the communicator uses host memory (the MPI
 /// backend) and has >= 2 ranks.
 Topology measure_local_topology(comm::Communicator& world,
                                 const LocalCalibrationOptions& options = {});
+
+/// Prepares one measured run for calibrate_topology: rows sorted by size with duplicate sizes
+/// dropped (ConfigError when fewer than 2 remain), then, when fit_alpha_beta refuses the run
+/// because its times do not grow with the message size (noise on a busy host: one descheduled
+/// small message outlasts a large one), the rows are replaced by the line through the smallest
+/// time and the largest message. Returns the warning to report in that case, nullopt otherwise.
+std::optional<std::string> make_fittable(NcclTestsRun& run);
 
 }  // namespace canzona::sim

@@ -119,6 +119,8 @@ void to_json(nlohmann::json& json, const Topology& topology);
 /// Reads the schema of lib/sim/README.md; `source` names the file in error messages.
 /// Unknown keys are rejected (a misspelt key would otherwise silently keep a default).
 Topology topology_from_json(const nlohmann::json& json, std::string_view source);
+/// Parses a topology file's text (ConfigError for malformed JSON) and calls topology_from_json.
+Topology topology_from_json_text(std::string_view text, std::string_view source);
 /// Loads and validates a topology file. ConfigError on I/O, JSON or schema errors.
 Topology load_topology(const std::filesystem::path& path);
 

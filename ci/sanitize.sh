@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-FileCopyrightText: Canzona Bench contributors
+# SPDX-License-Identifier: Apache-2.0
+#
+# The sanitizer tier of CI (.ci/run calls it after ci/test.sh): a CPU-only Clang build with
+# AddressSanitizer + UndefinedBehaviorSanitizer (undefined behaviour is fatal) in its own build
+# directory, which runs the cpu and mpi tests, replays every fuzz seed and kept crash input, and
+# fuzzes every parser of user files for a bounded time.
+usage() {
+  cat <<'USAGE'
+usage: ci/sanitize.sh [ctest args...]
+
+environment:
+  SANITIZE_BUILD_DIR   build directory (default: build-sanitize)
+  JOBS                 build parallelism (default: number of cores)
+  FUZZ_SECONDS         seconds each fuzz target runs (default: 30; 0 skips fuzzing)
+  CTEST_LABELS         label regex of the tests (default: cpu|mpi|fuzz)
+USAGE
+}
+case "${1:-}" in -h|--help) usage; exit 0 ;; esac
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+# clang-14 compiles; libclang-rt-14-dev holds the ASan, UBSan and libFuzzer runtimes.
+CANZONA_APT_PACKAGES+=(clang-14 libclang-rt-14-dev)
+BUILD_DIR="${SANITIZE_BUILD_DIR:-build-sanitize}"
+case "${BUILD_DIR}" in
+  /*) ;;
+  *) BUILD_DIR="${CANZONA_ROOT}/${BUILD_DIR}" ;;
+esac
+FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+
+ensure_deps
+print_env
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+log "configure ${BUILD_DIR} (clang-14, address+undefined, fuzzers)"
+CC=clang-14 CXX=clang++-14 cmake -S "${CANZONA_ROOT}" -B "${BUILD_DIR}" -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCANZONA_WERROR=ON \
+  -DCANZONA_ENABLE_CUDA=OFF -DCANZONA_ENABLE_NCCL=OFF -DCANZONA_ENABLE_MPI=ON \
+  -DCANZONA_ENABLE_TORCH=OFF -DCANZONA_BUILD_SUITES=OFF \
+  -DCANZONA_SANITIZE=address,undefined -DCANZONA_BUILD_FUZZERS=ON \
+  -DCANZONA_FUZZ_SECONDS="${FUZZ_SECONDS}" "${launcher[@]}"
+log "build ${BUILD_DIR} with ${JOBS} jobs"
+cmake --build "${BUILD_DIR}" --parallel "${JOBS}"
+
+# Leaks inside Open MPI and OpenBLAS (third-party, uninstrumented) are suppressed by library
+# name only; see ci/lsan.supp. Every leak in our own code still fails the run.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=0"
+export LSAN_OPTIONS="suppressions=${CANZONA_ROOT}/ci/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+labels="${CTEST_LABELS:-cpu|mpi|fuzz}"
+log "ctest -L '${labels}' (sanitized)"
+ctest --test-dir "${BUILD_DIR}" --output-on-failure --parallel "${JOBS}" -L "${labels}" "$@"
+if [ "${FUZZ_SECONDS}" != 0 ]; then
+  log "fuzzing every parser for ${FUZZ_SECONDS} s each"
+  ctest --test-dir "${BUILD_DIR}" --output-on-failure --parallel "${JOBS}" -L fuzz_run
+fi

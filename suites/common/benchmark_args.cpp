@@ -1,0 +1,108 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+#include "benchmark_args.hpp"
+
+#include <canzona/core/error.hpp>
+#include <canzona/core/numeric_text.hpp>
+#include <canzona/io/atomic_file.hpp>
+#include <canzona/io/input_file.hpp>
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <regex>
+#include <string_view>
+#include <vector>
+
+namespace canzona::bench {
+namespace {
+
+// "--benchmark_filter=abc" -> "abc" for `name` "filter"; Google Benchmark takes only the = form.
+std::optional<std::string> value_of(std::string_view arg, std::string_view name) {
+  const std::string prefix = fmt::format("--benchmark_{}=", name);
+  if (!arg.starts_with(prefix)) return std::nullopt;
+  return std::string(arg.substr(prefix.size()));
+}
+
+void check_format(std::string_view flag, const std::string& value) {
+  static const std::vector<std::string> kFormats = {"console", "json", "csv"};
+  for (const std::string& format : kFormats) {
+    if (value == format) return;
+  }
+  throw ConfigError(
+      fmt::format("--benchmark_{}={}: unknown format; use console, json or csv "
+                  "(json for files canzona-bench reads)",
+                  flag, value));
+}
+
+// Google Benchmark compiles the filter as a POSIX extended regular expression (std::regex,
+// extended); a leading '-' negates it.
+void check_filter(const std::string& filter) {
+  const std::string pattern = filter.starts_with('-') ? filter.substr(1) : filter;
+  try {
+    std::regex compiled(pattern, std::regex::extended | std::regex::nosubs);
+  } catch (const std::regex_error& e) {
+    throw ConfigError(
+        fmt::format("--benchmark_filter={}: not a valid regular expression ({}); "
+                    "list the benchmark names with --benchmark_list_tests",
+                    filter, e.what()));
+  }
+}
+
+}  // namespace
+
+BenchmarkArgs::BenchmarkArgs(int argc, char** argv) {
+  int out_index = -1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (auto v = value_of(arg, "filter")) {
+      filter_ = *v;
+    } else if (auto r = value_of(arg, "repetitions")) {
+      parse_integer("--benchmark_repetitions", *r, IntegerRange{1, 100000});
+    } else if (auto f = value_of(arg, "format")) {
+      check_format("format", *f);
+    } else if (auto o = value_of(arg, "out_format")) {
+      check_format("out_format", *o);
+    } else if (auto p = value_of(arg, "out")) {
+      if (p->empty()) throw ConfigError("--benchmark_out= needs a file name");
+      out_ = *p;
+      out_index = i;
+    }
+  }
+  check_filter(filter_);
+  if (out_) {
+    // Refused now, not after minutes of measuring: a directory, a device, a missing directory.
+    const std::filesystem::path target = io::resolve_write_target(*out_);
+    std::string pattern = target.string() + ".running-XXXXXX";
+    const int fd = mkstemp(pattern.data());
+    if (fd < 0) {
+      throw ConfigError(
+          fmt::format("--benchmark_out={}: cannot create a file beside it ({}); "
+                      "does the directory exist and is it writable?",
+                      out_->string(), std::strerror(errno)));
+    }
+    close(fd);
+    temporary_ = pattern;
+    out_argument_ = "--benchmark_out=" + pattern;
+    argv[out_index] = out_argument_.data();
+  }
+}
+
+BenchmarkArgs::~BenchmarkArgs() {
+  if (temporary_) unlink(temporary_->c_str());
+}
+
+void BenchmarkArgs::commit(std::size_t benchmarks_run) {
+  if (benchmarks_run == 0) {
+    throw ConfigError(fmt::format(
+        "no benchmark matches --benchmark_filter={}; list the names with --benchmark_list_tests"
+        "{}",
+        filter_, out_ ? fmt::format(" ({} was left as it was)", out_->string()) : ""));
+  }
+  if (!temporary_) return;
+  io::write_file_atomically(*out_, io::read_input_file(*temporary_, "benchmark output"));
+}
+
+}  // namespace canzona::bench
