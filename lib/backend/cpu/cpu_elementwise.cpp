@@ -8,6 +8,7 @@
 
 #include <canzona/core/error.hpp>
 #include "elementwise_ops.hpp"
+#include "item_ops.hpp"
 
 #include <fmt/format.h>
 
@@ -97,10 +98,7 @@ void CpuBackend::do_muon_momentum(Items<float> buf, Items<const float> g, Items<
   if (buf.count() == 0) return;
   dispatch(out[0], out_type, [&](auto* typed) {
     using Out = std::remove_pointer_t<decltype(typed)>;
-    for_each_item(buf.count(), n, [&](std::int64_t i) {
-      return ops::MuonMomentum<Out>{buf[i], g[i],      static_cast<Out*>(out[i]),
-                                    mu,     1.0f - mu, nesterov};
-    });
+    for_each_item(buf.count(), n, ops::MuonMomentumItems<Out>{buf, g, out, mu, nesterov});
   });
 }
 
@@ -117,9 +115,7 @@ void CpuBackend::do_normalize(void* x, ElementType type, std::int64_t n, std::in
 void CpuBackend::do_normalize_rms(Items<float> x, std::int64_t n, const float* sumsq, float eps) {
   check_count(n, "normalize_rms n");
   if (n == 0) return;
-  for_each_item_row(x.count(), n, [&](std::int64_t i) {
-    return ops::NormalizeRms{x[i], n, sumsq + i, eps};
-  });
+  for_each_item_row(x.count(), n, ops::NormalizeRmsItems{x, n, sumsq, eps});
 }
 
 void CpuBackend::do_axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
@@ -134,32 +130,24 @@ void CpuBackend::do_axpby(void* y, const void* x, ElementType type, std::int64_t
 
 void CpuBackend::do_ema(Items<float> m, Items<const float> g, std::int64_t n, float beta) {
   check_count(n, "ema n");
-  for_each_item(m.count(), n, [&](std::int64_t i) {
-    return ops::Ema{m[i], g[i], beta, 1.0f - beta};
-  });
+  for_each_item(m.count(), n, ops::EmaItems{m, g, beta});
 }
 
 void CpuBackend::do_ema_square(Items<float> v, Items<const float> g, std::int64_t n, float beta) {
   check_count(n, "ema_square n");
-  for_each_item(v.count(), n, [&](std::int64_t i) {
-    return ops::EmaSquare{v[i], g[i], beta, 1.0f - beta};
-  });
+  for_each_item(v.count(), n, ops::EmaSquareItems{v, g, beta});
 }
 
 void CpuBackend::do_adam_direction(Items<const float> m, Items<const float> v, Items<float> out,
                                    std::int64_t n, float bias1, float bias2, float eps) {
   check_count(n, "adam_direction n");
-  for_each_item(m.count(), n, [&](std::int64_t i) {
-    return ops::AdamDirection{m[i], v[i], out[i], bias1, bias2, eps};
-  });
+  for_each_item(m.count(), n, ops::AdamDirectionItems{m, v, out, bias1, bias2, eps});
 }
 
 void CpuBackend::do_divide_sqrt_eps(Items<const float> x, Items<const float> v, Items<float> out,
                                     std::int64_t n, float eps) {
   check_count(n, "divide_sqrt_eps n");
-  for_each_item(x.count(), n, [&](std::int64_t i) {
-    return ops::DivideSqrtEps{x[i], v[i], out[i], eps};
-  });
+  for_each_item(x.count(), n, ops::DivideSqrtEpsItems{x, v, out, eps});
 }
 
 void CpuBackend::do_apply_update(Items<float> p, Items<const void> u, ElementType u_type,
@@ -168,22 +156,12 @@ void CpuBackend::do_apply_update(Items<float> p, Items<const void> u, ElementTyp
   check_count(n, "apply_update n");
   CANZONA_CHECK((ratio_num == nullptr) == (ratio_den == nullptr),
                 "apply_update: ratio_num and ratio_den are given together or not at all");
-  const float decay = 1.0f - lr * wd;
-  const bool decay_first = order == DecayOrder::kBeforeUpdate;
   if (p.count() == 0) return;
   dispatch(u[0], u_type, [&](const auto* typed) {
     using U = std::remove_cv_t<std::remove_pointer_t<decltype(typed)>>;
-    for_each_item_row(p.count(), n, [&](std::int64_t i) {
-      return ops::ApplyUpdate<U>{p[i],
-                                 static_cast<const U*>(u[i]),
-                                 n,
-                                 lr,
-                                 scale,
-                                 decay,
-                                 decay_first,
-                                 ratio_num == nullptr ? nullptr : ratio_num + i,
-                                 ratio_den == nullptr ? nullptr : ratio_den + i};
-    });
+    for_each_item_row(
+        p.count(), n,
+        ops::ApplyUpdateItems<U>{p, u, n, lr, wd, scale, order, ratio_num, ratio_den});
   });
 }
 
@@ -191,10 +169,8 @@ void CpuBackend::do_adamw_step(Items<float> p, Items<const float> g, Items<float
                                std::int64_t n, float lr, float beta1, float beta2, float eps,
                                float wd, float bias1, float bias2) {
   check_count(n, "adamw_step n");
-  for_each_item(p.count(), n, [&](std::int64_t i) {
-    return ops::AdamwStep{p[i],  g[i],         m[i], v[i],           lr,    beta1, 1.0f - beta1,
-                          beta2, 1.0f - beta2, eps,  1.0f - lr * wd, bias1, bias2};
-  });
+  for_each_item(p.count(), n,
+                ops::AdamwStepItems{p, g, m, v, lr, beta1, beta2, eps, wd, bias1, bias2});
 }
 
 }  // namespace canzona::backend::cpu

@@ -9,6 +9,7 @@
 #include <canzona/core/error.hpp>
 #include <canzona/cuda/device_guard.hpp>
 #include "elementwise_ops.hpp"
+#include "item_ops.hpp"
 
 #include <fmt/format.h>
 
@@ -69,13 +70,8 @@ void CudaBackend::do_muon_momentum(Items<float> buf, Items<const float> g, Items
   const cuda::DeviceGuard guard(device_);
   dispatch(out[0], out_type, [&](auto* typed) {
     using Out = element_t<decltype(typed)>;
-    launch::for_each_item(
-        buf.count(), n,
-        [&](std::int64_t i) {
-          return ops::MuonMomentum<Out>{buf[i], g[i],      static_cast<Out*>(out[i]),
-                                        mu,     1.0f - mu, nesterov};
-        },
-        stream());
+    launch::for_each_item(buf.count(), n, ops::MuonMomentumItems<Out>{buf, g, out, mu, nesterov},
+                          stream());
   });
 }
 
@@ -90,12 +86,7 @@ void CudaBackend::do_normalize(void* x, ElementType type, std::int64_t n, std::i
 
 void CudaBackend::do_normalize_rms(Items<float> x, std::int64_t n, const float* sumsq, float eps) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each_item_row(
-      x.count(), n,
-      [&](std::int64_t i) {
-        return ops::NormalizeRms{x[i], n, sumsq + i, eps};
-      },
-      stream());
+  launch::for_each_item_row(x.count(), n, ops::NormalizeRmsItems{x, n, sumsq, eps}, stream());
 }
 
 void CudaBackend::do_axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
@@ -109,42 +100,25 @@ void CudaBackend::do_axpby(void* y, const void* x, ElementType type, std::int64_
 
 void CudaBackend::do_ema(Items<float> m, Items<const float> g, std::int64_t n, float beta) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each_item(
-      m.count(), n,
-      [&](std::int64_t i) {
-        return ops::Ema{m[i], g[i], beta, 1.0f - beta};
-      },
-      stream());
+  launch::for_each_item(m.count(), n, ops::EmaItems{m, g, beta}, stream());
 }
 
 void CudaBackend::do_ema_square(Items<float> v, Items<const float> g, std::int64_t n, float beta) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each_item(
-      v.count(), n,
-      [&](std::int64_t i) {
-        return ops::EmaSquare{v[i], g[i], beta, 1.0f - beta};
-      },
-      stream());
+  launch::for_each_item(v.count(), n, ops::EmaSquareItems{v, g, beta}, stream());
 }
 
 void CudaBackend::do_adam_direction(Items<const float> m, Items<const float> v, Items<float> out,
                                     std::int64_t n, float bias1, float bias2, float eps) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each_item(
-      m.count(), n,
-      [&](std::int64_t i) { return ops::AdamDirection{m[i], v[i], out[i], bias1, bias2, eps}; },
-      stream());
+  launch::for_each_item(m.count(), n, ops::AdamDirectionItems{m, v, out, bias1, bias2, eps},
+                        stream());
 }
 
 void CudaBackend::do_divide_sqrt_eps(Items<const float> x, Items<const float> v, Items<float> out,
                                      std::int64_t n, float eps) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each_item(
-      x.count(), n,
-      [&](std::int64_t i) {
-        return ops::DivideSqrtEps{x[i], v[i], out[i], eps};
-      },
-      stream());
+  launch::for_each_item(x.count(), n, ops::DivideSqrtEpsItems{x, v, out, eps}, stream());
 }
 
 void CudaBackend::do_apply_update(Items<float> p, Items<const void> u, ElementType u_type,
@@ -153,25 +127,11 @@ void CudaBackend::do_apply_update(Items<float> p, Items<const void> u, ElementTy
   CANZONA_CHECK((ratio_num == nullptr) == (ratio_den == nullptr),
                 "apply_update: ratio_num and ratio_den are given together or not at all");
   if (p.count() == 0 || n <= 0) return;
-  // Host-side scalars exactly as the cpu backend computes them.
-  const float decay = 1.0f - lr * wd;
-  const bool decay_first = order == DecayOrder::kBeforeUpdate;
   const cuda::DeviceGuard guard(device_);
   dispatch(u[0], u_type, [&](const auto* typed) {
     using U = element_t<decltype(typed)>;
     launch::for_each_item_row(
-        p.count(), n,
-        [&](std::int64_t i) {
-          return ops::ApplyUpdate<U>{p[i],
-                                     static_cast<const U*>(u[i]),
-                                     n,
-                                     lr,
-                                     scale,
-                                     decay,
-                                     decay_first,
-                                     ratio_num == nullptr ? nullptr : ratio_num + i,
-                                     ratio_den == nullptr ? nullptr : ratio_den + i};
-        },
+        p.count(), n, ops::ApplyUpdateItems<U>{p, u, n, lr, wd, scale, order, ratio_num, ratio_den},
         stream());
   });
 }
@@ -180,13 +140,9 @@ void CudaBackend::do_adamw_step(Items<float> p, Items<const float> g, Items<floa
                                 Items<float> v, std::int64_t n, float lr, float beta1, float beta2,
                                 float eps, float wd, float bias1, float bias2) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each_item(
-      p.count(), n,
-      [&](std::int64_t i) {
-        return ops::AdamwStep{p[i],  g[i],         m[i], v[i],           lr,    beta1, 1.0f - beta1,
-                              beta2, 1.0f - beta2, eps,  1.0f - lr * wd, bias1, bias2};
-      },
-      stream());
+  launch::for_each_item(p.count(), n,
+                        ops::AdamwStepItems{p, g, m, v, lr, beta1, beta2, eps, wd, bias1, bias2},
+                        stream());
 }
 
 // ---- small-matrix helpers -------------------------------------------------------------------
