@@ -11,6 +11,7 @@
 // a quotient adds its relative error to the bound of its operands.
 #include "elementwise_ops.hpp"
 #include "numerics.hpp"
+#include "run_ops.hpp"
 
 #include <canzona/testing/seed.hpp>
 
@@ -50,18 +51,9 @@ std::vector<float> uniform(std::mt19937_64& rng, std::int64_t n, float lo, float
 
 double d(float x) { return static_cast<double>(x); }
 
-template <typename Op>
-void run(std::int64_t n, const Op& op) {
-  for (std::int64_t i = 0; i < n; ++i) op(i);
-}
-
-template <typename Op>
-void run_rows(std::int64_t rows, std::int64_t cols, const Op& op) {
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const auto value = op.row_value(r);
-    for (std::int64_t c = 0; c < cols; ++c) op(value, r, c);
-  }
-}
+// The functors run through the cpu backend's own loops.
+using cpu::for_each;
+using cpu::for_each_row;
 
 #define EXPECT_NEAR_BOUND(got, exact, bound) \
   ASSERT_LE(std::fabs(d(got) - (exact)), (bound)) << "exact " << (exact) << ", got " << (got)
@@ -162,7 +154,8 @@ TEST(NumericsTest, DescendingSortKeysGiveTheStableDescendingPermutation) {
   const std::vector<float> v{1.0f, kNan, 3.0f, -0.0f, 3.0f, 0.0f, -kNan, kInf};
   std::vector<std::uint32_t> keys(v.size());
   std::vector<int> perm(v.size());
-  run(static_cast<std::int64_t>(v.size()), DescendingSortKeys{v.data(), keys.data(), perm.data()});
+  for_each(static_cast<std::int64_t>(v.size()),
+           DescendingSortKeys{v.data(), keys.data(), perm.data()});
   EXPECT_EQ(perm, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
   std::stable_sort(perm.begin(), perm.end(), [&](int l, int r) { return keys[l] < keys[r]; });
   EXPECT_EQ(perm, (std::vector<int>{7, 2, 4, 0, 3, 5, 1, 6}));
@@ -175,8 +168,8 @@ TEST(ElementwiseOpsTest, ConvertRoundTripsThroughBf16) {
   std::vector<bf16_bits> narrow(x.size());
   std::vector<float> back(x.size());
   const auto n = static_cast<std::int64_t>(x.size());
-  run(n, Convert<bf16_bits, float>{narrow.data(), x.data()});
-  run(n, Convert<float, bf16_bits>{back.data(), narrow.data()});
+  for_each(n, Convert<bf16_bits, float>{narrow.data(), x.data()});
+  for_each(n, Convert<float, bf16_bits>{back.data(), narrow.data()});
   EXPECT_EQ(narrow,
             (std::vector<bf16_bits>{0x3f80U, 0x3f80U, 0x3f82U, kBf16Nan, 0xff80U, 0x8000U}));
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -197,8 +190,9 @@ TEST(ElementwiseOpsTest, MuonMomentumAgainstDouble) {
     std::vector<float> out(kN);
     std::vector<bf16_bits> out16(kN);
     std::vector<float> buf16 = buf0;
-    run(kN, MuonMomentum<float>{buf.data(), g.data(), out.data(), mu, 1.0f - mu, nesterov});
-    run(kN, MuonMomentum<bf16_bits>{buf16.data(), g.data(), out16.data(), mu, 1.0f - mu, nesterov});
+    for_each(kN, MuonMomentum<float>{buf.data(), g.data(), out.data(), mu, 1.0f - mu, nesterov});
+    for_each(
+        kN, MuonMomentum<bf16_bits>{buf16.data(), g.data(), out16.data(), mu, 1.0f - mu, nesterov});
     const double m = d(mu), om = d(1.0f - mu);
     for (std::size_t i = 0; i < buf.size(); ++i) {
       const double b = m * buf0[i] + om * g[i];
@@ -223,7 +217,7 @@ TEST(ElementwiseOpsTest, NormalizeAgainstDoubleAndKeepsNaNNorms) {
   const std::vector<float> x0 = x;
   const std::vector<float> sumsq{4.0f, 1e-12f, kNan};
   const float eps = 1e-4f;
-  run_rows(kCount, kN, Normalize<float>{x.data(), kN, sumsq.data(), eps});
+  for_each_row(kCount, kN, Normalize<float>{x.data(), kN, sumsq.data(), eps});
   for (std::int64_t item = 0; item < kCount; ++item) {
     for (std::int64_t i = 0; i < kN; ++i) {
       const auto at = static_cast<std::size_t>(item * kN + i);
@@ -245,7 +239,7 @@ TEST(ElementwiseOpsTest, NormalizeRmsAgainstDouble) {
   const std::vector<float> x0 = x;
   const float sumsq = 1234.5f;
   const float eps = 1e-3f;
-  run_rows(1, kN, NormalizeRms{x.data(), kN, &sumsq, eps});
+  for_each_row(1, kN, NormalizeRms{x.data(), kN, &sumsq, eps});
   const double denom = d(eps) + std::sqrt(d(sumsq) / kN);
   for (std::size_t i = 0; i < x.size(); ++i) {
     // division by n, sqrt, + eps, the final division: c = 4.
@@ -263,9 +257,9 @@ TEST(ElementwiseOpsTest, AxpbyEmaAndEmaSquareAgainstDouble) {
   const std::vector<float> y0 = y;
   const std::vector<float> v0 = v;
   const float alpha = 0.3f, beta = -1.7f, b = 0.999f;
-  run(kN, Axpby<float>{y.data(), x.data(), alpha, beta});
-  run(kN, Ema{m.data(), x.data(), b, 1.0f - b});
-  run(kN, EmaSquare{v.data(), x.data(), b, 1.0f - b});
+  for_each(kN, Axpby<float>{y.data(), x.data(), alpha, beta});
+  for_each(kN, Ema{m.data(), x.data(), b, 1.0f - b});
+  for_each(kN, EmaSquare{v.data(), x.data(), b, 1.0f - b});
   const double ob = d(1.0f - b);
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double ax = std::fabs(d(x[i]));
@@ -284,8 +278,8 @@ TEST(ElementwiseOpsTest, AdamDirectionAndDivideSqrtEpsAgainstDouble) {
   const std::vector<float> v = uniform(rng, kN, 0, 1);
   std::vector<float> dir(kN), q(kN);
   const float bias1 = 0.1f, bias2 = 0.001f, eps = 1e-8f;
-  run(kN, AdamDirection{m.data(), v.data(), dir.data(), bias1, bias2, eps});
-  run(kN, DivideSqrtEps{m.data(), v.data(), q.data(), eps});
+  for_each(kN, AdamDirection{m.data(), v.data(), dir.data(), bias1, bias2, eps});
+  for_each(kN, DivideSqrtEps{m.data(), v.data(), q.data(), eps});
   for (std::size_t i = 0; i < m.size(); ++i) {
     const double e = (d(m[i]) / bias1) / (std::sqrt(d(v[i]) / bias2) + eps);
     // two divisions of m, the division and sqrt of v (half), the + eps: c = 5.
@@ -314,11 +308,11 @@ TEST(ElementwiseOpsTest, ApplyUpdateBothOrdersRatiosAndNaN) {
         const float* rn = ratio ? num.data() : nullptr;
         const float* rd = ratio ? den.data() : nullptr;
         if (bf16) {
-          run_rows(kCount, kN,
-                   ApplyUpdate<bf16_bits>{p.data(), u16.data(), kN, lr, scale, decay, decay_first,
-                                          rn, rd});
+          for_each_row(kCount, kN,
+                       ApplyUpdate<bf16_bits>{p.data(), u16.data(), kN, lr, scale, decay,
+                                              decay_first, rn, rd});
         } else {
-          run_rows(
+          for_each_row(
               kCount, kN,
               ApplyUpdate<float>{p.data(), u.data(), kN, lr, scale, decay, decay_first, rn, rd});
         }
@@ -345,7 +339,7 @@ TEST(ElementwiseOpsTest, ApplyUpdateBothOrdersRatiosAndNaN) {
   // A NaN norm in the grafting ratio must reach the parameter (fmaxf used to hide it).
   std::vector<float> p = p0;
   const float bad_den = kNan;
-  run_rows(
+  for_each_row(
       1, kN,
       ApplyUpdate<float>{p.data(), u.data(), kN, lr, scale, decay, true, num.data(), &bad_den});
   for (std::int64_t i = 0; i < kN; ++i) ASSERT_TRUE(std::isnan(p[static_cast<std::size_t>(i)]));
@@ -361,8 +355,8 @@ TEST(ElementwiseOpsTest, AdamwStepAgainstDouble) {
   const std::vector<float> m0 = m, v0 = v, p0 = p;
   const float lr = 1e-3f, b1 = 0.9f, b2 = 0.95f, eps = 1e-8f, wd = 0.1f;
   const float bias1 = 1.0f - 0.9f * 0.9f, bias2 = 1.0f - 0.95f * 0.95f;
-  run(kN, AdamwStep{p.data(), g.data(), m.data(), v.data(), lr, b1, 1.0f - b1, b2, 1.0f - b2, eps,
-                    1.0f - lr * wd, bias1, bias2});
+  for_each(kN, AdamwStep{p.data(), g.data(), m.data(), v.data(), lr, b1, 1.0f - b1, b2, 1.0f - b2,
+                         eps, 1.0f - lr * wd, bias1, bias2});
   for (std::size_t i = 0; i < g.size(); ++i) {
     const double em = d(b1) * m0[i] + d(1.0f - b1) * g[i];
     const double ev = d(b2) * v0[i] + d(1.0f - b2) * g[i] * g[i];
@@ -423,18 +417,18 @@ TEST(ElementwiseOpsTest, CopyWordsAndBytesCopyExactly) {
 
 TEST(ElementwiseOpsTest, AddDiagonalReverseAndPermute) {
   std::vector<float> a{1, 2, 3, 4, 5, 6, 7, 8};  // two 2×2 items
-  run_rows(2, 2, AddDiagonal{a.data(), 2, 0.5f});
+  for_each_row(2, 2, AddDiagonal{a.data(), 2, 0.5f});
   EXPECT_EQ(a, (std::vector<float>{1.5f, 2, 3, 4.5f, 5.5f, 6, 7, 8.5f}));
   std::vector<float> b{1, 2, 3, 4, 5, 6, 7, 8, 9};  // one 3×3 item: the middle column stays
-  run_rows(3, 3 / 2, ReverseColumns{b.data(), 3});
+  for_each_row(3, 3 / 2, ReverseColumns{b.data(), 3});
   EXPECT_EQ(b, (std::vector<float>{3, 2, 1, 6, 5, 4, 9, 8, 7}));
   const std::vector<float> m{1, 2, 3, 4, 5, 6};  // 2×3
   const std::vector<int> cols{2, 0, 1};
   const std::vector<int> rows{1, 0};
   std::vector<float> out(6);
-  run_rows(2, 3, PermuteColumns{m.data(), 3, cols.data(), out.data()});
+  for_each_row(2, 3, PermuteColumns{m.data(), 3, cols.data(), out.data()});
   EXPECT_EQ(out, (std::vector<float>{3, 1, 2, 6, 4, 5}));
-  run_rows(2, 3, PermuteRows{m.data(), 3, rows.data(), out.data()});
+  for_each_row(2, 3, PermuteRows{m.data(), 3, rows.data(), out.data()});
   EXPECT_EQ(out, (std::vector<float>{4, 5, 6, 1, 2, 3}));
 }
 
@@ -447,7 +441,8 @@ TEST(ElementwiseOpsTest, ScaleColumnsInverseRootAgainstDoubleAndNaN) {
   w[3] = kNan;
   std::vector<float> out(q.size());
   const float eps = 1e-6f;
-  run_rows(kD * kCount, kD, ScaleColumnsInverseRoot{q.data(), w.data(), out.data(), kD, eps, 2});
+  for_each_row(kD * kCount, kD,
+               ScaleColumnsInverseRoot{q.data(), w.data(), out.data(), kD, eps, 2});
   for (std::int64_t row = 0; row < kD * kCount; ++row) {
     for (std::int64_t j = 0; j < kD; ++j) {
       const auto at = static_cast<std::size_t>(row * kD + j);
@@ -463,8 +458,8 @@ TEST(ElementwiseOpsTest, ScaleColumnsInverseRootAgainstDoubleAndNaN) {
   }
   // In place (out aliases q) gives the same numbers.
   std::vector<float> in_place = q;
-  run_rows(kD * kCount, kD,
-           ScaleColumnsInverseRoot{in_place.data(), w.data(), in_place.data(), kD, eps, 2});
+  for_each_row(kD * kCount, kD,
+               ScaleColumnsInverseRoot{in_place.data(), w.data(), in_place.data(), kD, eps, 2});
   for (std::size_t i = 0; i < q.size(); ++i) {
     ASSERT_EQ(bits_of(in_place[i]), bits_of(out[i])) << i;
   }
