@@ -24,6 +24,7 @@ CANZONA_APT_PACKAGES=(
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libboost-math-dev
   python3-matplotlib
+  libtorch-dev
 )
 
 log() { printf '[canzona] %s\n' "$*"; }

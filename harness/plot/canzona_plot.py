@@ -18,7 +18,8 @@ import sys
 # Every figure has this size (pixels = inches x DPI), so outputs are predictable.
 FIGSIZE = (8.0, 5.0)
 DPI = 100
-PHASES = ["grad_sync", "update", "tp_gather", "compute", "tp_scatter", "param_sync", "idle"]
+# Stacked, they make the step; idle (time blocked on collectives) is part of them, not stacked.
+PHASES = ["grad_sync", "update", "tp_gather", "compute", "tp_scatter", "param_sync", "other"]
 # The strategies' colours stay the same in every figure.
 STRATEGY_COLOURS = {"canzona": "C0", "sc": "C1", "layerwise": "C2", "zero1": "C3", "asc": "C4",
                     "canzona+sc": "C5"}

@@ -21,7 +21,7 @@ def step(strategy, gpus, ms, projected):
             "family": "OptimizerStep", "optimizer": "muon", "strategy": strategy, "model": "m",
             "gpus": gpus, "dp": gpus, "tp": 1, "projected": projected,
             "topology": "dgx-h100" if projected else "", "median_ms": ms, "cv": 0.01,
-            "phases": {"grad_sync": ms * 0.3, "compute": ms * 0.6, "idle": ms * 0.1}}
+            "phases": {"grad_sync": ms * 0.3, "compute": ms * 0.6, "other": ms * 0.1}}
 
 
 RUN = {"kind": "run", "provenance": ["Run: fixture"],

@@ -172,6 +172,10 @@ BenchmarkName parse_benchmark_name(std::string_view name) {
   if (const std::string* v = parsed.param("gpus")) parsed.gpus = positive_integer(name, "gpus", *v);
   if (const std::string* v = parsed.param("dp")) parsed.dp = positive_integer(name, "dp", *v);
   if (const std::string* v = parsed.param("tp")) parsed.tp = positive_integer(name, "tp", *v);
+  if (parsed.gpus && parsed.dp && parsed.tp && *parsed.gpus != *parsed.dp * *parsed.tp) {
+    throw ConfigError(fmt::format("benchmark name '{}': gpus:{} is not dp:{} x tp:{}", name,
+                                  *parsed.gpus, *parsed.dp, *parsed.tp));
+  }
   name_positional(parsed, name);
   return parsed;
 }

@@ -37,6 +37,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   add(add_models_command);
   add(add_plan_command);
   add(add_project_command);
+  add(add_run_command);
   add(add_calibrate_command);
   add(add_step_command);
   add(add_validate_command);

@@ -21,6 +21,7 @@ CommandAction add_plan_command(CLI::App& app);
 CommandAction add_plot_command(CLI::App& app);
 CommandAction add_project_command(CLI::App& app);
 CommandAction add_promote_command(CLI::App& app);
+CommandAction add_run_command(CLI::App& app);
 CommandAction add_step_command(CLI::App& app);
 CommandAction add_table_command(CLI::App& app);
 CommandAction add_validate_command(CLI::App& app);

@@ -187,18 +187,28 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
   return file;
 }
 
-BenchmarkFile read_gbench_json(const std::filesystem::path& path) {
-  return parse_gbench_json_text(io::read_input_file(path, "benchmark JSON"), path.string());
-}
+namespace {
 
-BenchmarkFile parse_gbench_json_text(std::string_view text, const std::string& source) {
-  nlohmann::json document;
+nlohmann::json gbench_document(std::string_view text, const std::string& source) {
   try {
-    document = nlohmann::json::parse(with_non_finite_as_null(text));
+    return nlohmann::json::parse(with_non_finite_as_null(text));
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError(fmt::format("'{}' is not valid JSON: {}", source, e.what()));
   }
-  return parse_gbench_json(document, source);
+}
+
+}  // namespace
+
+nlohmann::json read_gbench_document(const std::filesystem::path& path) {
+  return gbench_document(io::read_input_file(path, "benchmark JSON"), path.string());
+}
+
+BenchmarkFile parse_gbench_json_text(std::string_view text, const std::string& source) {
+  return parse_gbench_json(gbench_document(text, source), source);
+}
+
+BenchmarkFile read_gbench_json(const std::filesystem::path& path) {
+  return parse_gbench_json(read_gbench_document(path), path.string());
 }
 
 double real_time_ms(const BenchmarkRow& row) {

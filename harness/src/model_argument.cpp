@@ -13,7 +13,7 @@ model::ModelSpec resolve_model(const std::string& value) {
   const bool looks_like_file = value.ends_with(".json") || value.find('/') != std::string::npos ||
                                std::filesystem::is_regular_file(value);
   if (looks_like_file) return model::load_model_spec(value);
-  return model::find_model(value);  // ConfigError lists the catalog names
+  return model::model_from_name(value);  // ConfigError lists the catalog names
 }
 
 }  // namespace canzona::harness

@@ -10,7 +10,8 @@
 
 namespace canzona::harness {
 
-/// A catalog entry when `value` names one (case-insensitive); otherwise, when it ends in
+/// A catalog entry when `value` names one (case-insensitive), scaled when it carries a "~d<factor>"
+/// suffix (model::model_from_name); otherwise, when it ends in
 /// ".json" or names an existing file, the spec loaded from that file. ConfigError when neither.
 model::ModelSpec resolve_model(const std::string& value);
 

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <canzona/harness/preset_flags.hpp>
 #include "optimizer_flags.hpp"
-#include "preset_flags.hpp"
 
 namespace canzona::harness {
 

@@ -8,7 +8,7 @@
 #include <canzona/model/spec.hpp>
 #include <canzona/plan/step_plan.hpp>
 
-#include "preset_flags.hpp"
+#include <canzona/harness/preset_flags.hpp>
 
 #include <cstdint>
 #include <string>

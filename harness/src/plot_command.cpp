@@ -34,9 +34,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The phases of an optimizer step, in execution order (results/SCHEMA.md).
+// The phases of an optimizer step, in execution order, and the straggler's time outside them
+// (results/SCHEMA.md): stacked they make the step. `idle` is not stacked: it is the part of the
+// phases spent blocked on collectives.
 constexpr std::array<const char*, 7> kPhases = {"grad_sync",  "update",     "tp_gather", "compute",
-                                                "tp_scatter", "param_sync", "idle"};
+                                                "tp_scatter", "param_sync", "other"};
 
 // Trend figures with more lines than this are unreadable.
 constexpr std::size_t kMaxHistoryLines = 12;

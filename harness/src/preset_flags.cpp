@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "preset_flags.hpp"
+#include <canzona/harness/preset_flags.hpp>
 
 #include "flag_checks.hpp"
 
@@ -36,8 +36,9 @@ model::SplitOptions parse_split(const std::vector<std::string>& values) {
   return split;
 }
 
-PresetFlags::PresetFlags(CLI::App& cmd) {
-  cmd.add_option("--preset", preset_,
+PresetFlags::PresetFlags(CLI::App& cmd, const std::string& preset_flag)
+    : preset_flag_(preset_flag) {
+  cmd.add_option(preset_flag, preset_,
                  fmt::format("Settings bundle, overridden by explicit flags: {} (megatron: "
                              "Megatron-LM defaults; canzona-reference: the Canzona reference "
                              "training script)",
@@ -72,7 +73,7 @@ PresetFlags::PresetFlags(CLI::App& cmd) {
 }
 
 plan::Preset PresetFlags::preset() const {
-  return parse_flag("--preset", preset_, plan::parse_preset);
+  return parse_flag(preset_flag_, preset_, plan::parse_preset);
 }
 
 void PresetFlags::apply(plan::StrategyOptions& options, bool check_sides) const {
@@ -124,6 +125,13 @@ PresetUse PresetFlags::use() const {
   }
   if (!split_.empty()) use.overrides.push_back(fmt::format("--split {}", fmt::join(split_, ",")));
   return use;
+}
+
+std::string PresetFlags::as_flags() const {
+  const PresetUse given = use();
+  std::string flags = fmt::format("--preset {}", plan::to_string(given.preset));
+  for (const std::string& flag : given.overrides) flags += " " + flag;
+  return flags;
 }
 
 }  // namespace canzona::harness

@@ -5,11 +5,11 @@
 // emulated cluster (a topology preset or file), from the same StepPlans the executor runs.
 // Compute comes from the optimizer cost model over the topology's device profile, or is measured
 // on a local backend; collectives come from the topology's alpha-beta model.
+#include <canzona/harness/preset_flags.hpp>
 #include "commands.hpp"
 #include "flag_checks.hpp"
 #include "model_argument.hpp"
 #include "optimizer_flags.hpp"
-#include "preset_flags.hpp"
 #include "project_report.hpp"
 
 #include <canzona/backend/backend.hpp>

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "preset_flags.hpp"
+#include <canzona/harness/preset_flags.hpp>
 
 namespace canzona::harness {
 

@@ -41,6 +41,11 @@ struct BadInput {
 
 constexpr const char* kPreviousResults = "previous results\n";
 
+#ifdef CANZONA_PLANNER_EXE
+// One benchmark of the planner suite, quick enough for a test.
+constexpr const char* kOnePlannerBenchmark =
+    "--benchmark_filter=Planner/zero1/qwen3-8b/gpus:32/dp:8/tp:4$";
+
 // A suite run that must fail with exit 2 and leave an existing --benchmark_out file alone.
 BadInput suite_case(std::string what, std::string suite, std::vector<std::string> args,
                     std::string fragment) {
@@ -51,6 +56,7 @@ BadInput suite_case(std::string what, std::string suite, std::vector<std::string
   }
   return {std::move(what), std::move(args), 2, std::move(fragment), false, std::move(suite), true};
 }
+#endif
 
 std::string executable(const std::string& program) {
   if (program == "canzona-bench") return CANZONA_BENCH_EXE;
@@ -114,10 +120,6 @@ void make_inputs(const fs::path& dir) {
         "{" + context + R"(, "benchmarks": [{"name": "a", "iterations": 0, "real_time": 1,
         "cpu_time": 1, "time_unit": "ns"}]})");
 }
-
-// One benchmark of the planner suite, quick enough for a test.
-constexpr const char* kOnePlannerBenchmark =
-    "--benchmark_filter=Planner/zero1/qwen3-8b/gpus:32/dp:8/tp:4$";
 
 // The shared suite main (suites/common), through two suites; empty when suites are not built.
 std::vector<BadInput> suite_bad_inputs() {

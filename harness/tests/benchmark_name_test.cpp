@@ -80,6 +80,8 @@ TEST(BenchmarkNameTest, RefusesMalformedNames) {
   expect_refused("OptimizerStep/muon/canzona/qwen3-8b/gpus:0/dp:8/tp:1",
                  "'gpus:0' is not a positive integer");
   expect_refused("OptimizerStep/muon/canzona/qwen3-8b/gpus:8x/dp:8/tp:1", "'gpus:8x'");
+  expect_refused("OptimizerStep/muon/canzona/qwen3-8b/gpus:8/dp:2/tp:2",
+                 "gpus:8 is not dp:2 x tp:2");
   expect_refused("OptimizerStep//canzona/qwen3-8b/gpus:8/dp:8/tp:1", "empty token");
   expect_refused("OptimizerStep/muon/canzona/gpus:8/qwen3-8b/dp:8/tp:1", "follows a key:value");
   expect_refused("OptimizerStep/muon/canzona/qwen3-8b/gpus:8/gpus:8/dp:8/tp:1", "repeats");

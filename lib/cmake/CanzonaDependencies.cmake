@@ -82,15 +82,30 @@ macro(canzona_resolve_mpi)
   endif()
 endmacro()
 
+# libtorch: Debian's libtorch-dev (1.13, CPU) or PyTorch's bundled libtorch 2.x (CUDA), found
+# through Torch_DIR / CMAKE_PREFIX_PATH. Sets CANZONA_TORCH_CUDA when libtorch itself has CUDA.
+# A libtorch built with the pre-C++11 ABI cannot share std::string with the rest of the project,
+# so it counts as missing.
 macro(canzona_resolve_torch)
   set(CANZONA_WITH_TORCH 0)
+  set(CANZONA_TORCH_CUDA 0)
   if(NOT CANZONA_ENABLE_TORCH STREQUAL "OFF")
     find_package(Torch CONFIG QUIET)
-    if(Torch_FOUND)
+    set(_canzona_torch_how
+        "Install libtorch-dev (Debian) or pass -DCMAKE_PREFIX_PATH=\"$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')\"; lib/torch_model and its tests are skipped.")
+    if(Torch_FOUND AND "${TORCH_CXX_FLAGS}" MATCHES "_GLIBCXX_USE_CXX11_ABI=0")
+      canzona_dependency_missing(CANZONA_ENABLE_TORCH
+        "a libtorch built with the C++11 ABI (found one with _GLIBCXX_USE_CXX11_ABI=0 in ${Torch_DIR})"
+        "${_canzona_torch_how}")
+    elseif(Torch_FOUND)
       set(CANZONA_WITH_TORCH 1)
+      if(TARGET torch_cuda)
+        set(CANZONA_TORCH_CUDA 1)
+      endif()
+      message(STATUS "canzona: libtorch ${Torch_VERSION} (CUDA=${CANZONA_TORCH_CUDA}) in ${Torch_DIR}")
     else()
       canzona_dependency_missing(CANZONA_ENABLE_TORCH "libtorch (TorchConfig.cmake)"
-                                 "Install libtorch-dev or pass -DTorch_DIR=<prefix>/share/cmake/Torch.")
+                                 "${_canzona_torch_how}")
     endif()
   endif()
 endmacro()

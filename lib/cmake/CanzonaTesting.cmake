@@ -31,14 +31,21 @@ function(canzona_add_mpi_test target)
     add_test(NAME ${name}
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} --oversubscribe
                      ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS})
-    set(procs ${n})
-    if(procs GREATER 2)
-      set(procs 2)
-    endif()
-    set_tests_properties(${name} PROPERTIES
-      LABELS "${arg_LABELS}" TIMEOUT 600 PROCESSORS ${procs}
-      SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\].*\\[  PASSED  \\] 0 tests"
-      # Open MPI refuses to start as root without these; CI runs as root.
-      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")
+    canzona_set_mpi_test_properties(${name} ${n} "${arg_LABELS}")
   endforeach()
+endfunction()
+
+# canzona_set_mpi_test_properties(<test> <ranks> <labels> [<extra environment>...])
+# What every test under mpiexec needs: CTest counts at most 2 processors for it (CI has 2 cores
+# and the ranks are oversubscribed), and Open MPI gets the variables that let it start as root
+# (CI runs as root) and makes waiting ranks yield their core.
+function(canzona_set_mpi_test_properties test ranks labels)
+  set(procs ${ranks})
+  if(procs GREATER 2)
+    set(procs 2)
+  endif()
+  set(environment OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+                  OMPI_MCA_mpi_yield_when_idle=1 ${ARGN})
+  set_tests_properties(${test} PROPERTIES
+    LABELS "${labels}" TIMEOUT 600 PROCESSORS ${procs} ENVIRONMENT "${environment}")
 endfunction()

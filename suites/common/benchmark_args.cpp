@@ -65,6 +65,11 @@ BenchmarkArgs::BenchmarkArgs(int argc, char** argv) {
       check_format("format", *f);
     } else if (auto o = value_of(arg, "out_format")) {
       check_format("out_format", *o);
+    } else if (arg == "--benchmark_list_tests") {
+      listing_ = true;
+    } else if (auto l = value_of(arg, "list_tests")) {
+      // Listing reports what a filter selects; an empty list is an answer, not an error.
+      listing_ = *l != "false" && *l != "0";
     } else if (auto p = value_of(arg, "out")) {
       if (p->empty()) throw ConfigError("--benchmark_out= needs a file name");
       out_ = *p;
@@ -95,7 +100,7 @@ BenchmarkArgs::~BenchmarkArgs() {
 }
 
 void BenchmarkArgs::commit(std::size_t benchmarks_run) {
-  if (benchmarks_run == 0) {
+  if (benchmarks_run == 0 && !listing_) {
     throw ConfigError(fmt::format(
         "no benchmark matches --benchmark_filter={}; list the names with --benchmark_list_tests"
         "{}",

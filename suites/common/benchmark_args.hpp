@@ -30,11 +30,13 @@ class BenchmarkArgs {
   const std::string& filter() const { return filter_; }
 
   /// After a run that executed `benchmarks_run` benchmarks: ConfigError when none matched the
-  /// filter; otherwise moves the temporary output over the --benchmark_out file (atomically).
+  /// filter (unless it only listed them); otherwise moves the temporary output over the
+  /// --benchmark_out file (atomically).
   void commit(std::size_t benchmarks_run);
 
  private:
   std::string filter_ = ".";
+  bool listing_ = false;  ///< --benchmark_list_tests=true: names are printed, nothing runs
   std::optional<std::filesystem::path> out_;        ///< --benchmark_out as given
   std::optional<std::filesystem::path> temporary_;  ///< where Google Benchmark writes it
   std::string out_argument_;                        ///< storage of the rewritten argv entry

@@ -53,6 +53,12 @@ std::optional<double> suite_flag(std::string_view name, const RealRange& range) 
   return parse_real(fmt::format("--canzona_{}", name), it->second, range);
 }
 
+std::string suite_text_flag(std::string_view name, std::string_view fallback) {
+  read_flags().insert(std::string(name));
+  const auto it = flags().find(name);
+  return it == flags().end() ? std::string(fallback) : it->second;
+}
+
 std::string unused_suite_flags() {
   std::string unused;
   for (const auto& [name, value] : flags()) {

@@ -20,6 +20,9 @@ void take_suite_flags(int& argc, char** argv);
 /// when it is not a finite number inside `range` (never silently "the default").
 std::optional<double> suite_flag(std::string_view name, const RealRange& range);
 
+/// The text given for `--canzona_<name>`, or `fallback`.
+std::string suite_text_flag(std::string_view name, std::string_view fallback);
+
 /// Names of flags given but never read by the suite (reported as errors after registration).
 std::string unused_suite_flags();
 

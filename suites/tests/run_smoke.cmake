@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # bench_smoke: run a suite with a tiny minimum time (Google Benchmark 1.7.1 syntax: a plain
-# number of seconds), then have canzona-bench validate the JSON it wrote.
+# number of seconds), then have canzona-bench validate the JSON it wrote. LAUNCHER (optional,
+# "|"-separated) runs the suite under it, e.g. "mpiexec|-n|2".
 foreach(var BENCH VALIDATOR OUT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_smoke.cmake needs -D${var}=...")
@@ -10,7 +11,8 @@ foreach(var BENCH VALIDATOR OUT)
 endforeach()
 file(REMOVE ${OUT})
 string(REPLACE "|" ";" extra_args "${ARGS}")
-execute_process(COMMAND ${BENCH} ${extra_args} --benchmark_min_time=0.01 --benchmark_out=${OUT}
+string(REPLACE "|" ";" launcher "${LAUNCHER}")
+execute_process(COMMAND ${launcher} ${BENCH} ${extra_args} --benchmark_min_time=0.01 --benchmark_out=${OUT}
                         --benchmark_out_format=json
                 RESULT_VARIABLE bench_rc)
 if(NOT bench_rc EQUAL 0)

@@ -41,6 +41,16 @@ std::string cuda_device_name(int index) {
   return module == nullptr ? std::string() : module->device_name(index);
 }
 
+std::int64_t cuda_total_memory_bytes(int index) noexcept {
+  const DeviceModule* module = module_or_null();
+  return module == nullptr ? 0 : module->total_memory_bytes(index);
+}
+
+std::int64_t cuda_free_memory_bytes(int index) noexcept {
+  const DeviceModule* module = module_or_null();
+  return module == nullptr ? 0 : module->free_memory_bytes(index);
+}
+
 std::string device_kind() {
   const int count = cuda_device_count();
   if (count == 0) return "cpu";

@@ -2,7 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "canzona/cuda/devices.hpp"
 
+#include "canzona/cuda/device_guard.hpp"
+
 #include <cuda_runtime_api.h>
+
+#include <exception>
 
 namespace canzona::cuda {
 
@@ -35,6 +39,32 @@ std::string device_name(int index) {
     return "";
   }
   return prop.name;
+}
+
+std::int64_t total_memory_bytes(int index) noexcept {
+  if (index < 0 || index >= device_count()) return 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, index) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return static_cast<std::int64_t>(prop.totalGlobalMem);
+}
+
+std::int64_t free_memory_bytes(int index) noexcept {
+  if (index < 0 || index >= device_count()) return 0;
+  try {
+    const DeviceGuard guard(index);
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return static_cast<std::int64_t>(free_bytes);
+  } catch (const std::exception&) {  // the device cannot be made current
+    return 0;
+  }
 }
 
 }  // namespace canzona::cuda

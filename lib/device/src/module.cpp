@@ -9,6 +9,7 @@
 
 #include "cuda_backend.hpp"
 #include "device_parts.hpp"
+#include "stack_versions.hpp"
 
 #if CANZONA_WITH_NCCL && CANZONA_WITH_MPI
 #include <canzona/comm/nccl_communicator.hpp>
@@ -34,6 +35,8 @@ DeviceModule make_table() {
   m.device_count = &cuda::device_count;
   m.current_device = &cuda::current_device_or_none;
   m.device_name = &cuda::device_name;
+  m.total_memory_bytes = &cuda::total_memory_bytes;
+  m.free_memory_bytes = &cuda::free_memory_bytes;
   m.make_cuda_backend = &make_cuda_backend;
 #if CANZONA_WITH_NCCL && CANZONA_WITH_MPI
   m.make_nccl_communicator = &make_nccl_communicator;
@@ -42,6 +45,7 @@ DeviceModule make_table() {
   m.make_stream_ordering = &exec::detail::new_stream_ordering;
 #endif
   m.make_event_timer = &exec::detail::new_event_timer;
+  m.stack_versions = &device::stack_versions;
   return m;
 }
 

@@ -2,6 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "dp_sync.hpp"
 
+#include <canzona/core/error.hpp>
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
 
@@ -14,7 +18,11 @@ DpSync::DpSync(StepContext& ctx)
   // Exact for the power-of-two DP sizes of the equivalence tests; the reference averages the
   // same way (sum, then × 1/dp).
   inverse_dp_ = 1.0f / static_cast<float>(dp);
-  for (const plan::BufferPlan& bp : ctx.plan.buffers) add_grad_ops(bp);
+  for (const plan::BufferPlan& bp : ctx.plan.buffers) {
+    first_grad_op_.push_back(grad_ops_.size());
+    add_grad_ops(bp);
+  }
+  ready_.assign(grad_ops_.size(), false);
   for (const plan::BufferPlan& bp : ctx.plan.buffers) add_bucket_param_ops(bp);
   for (const std::vector<std::size_t>& group : plan::owned_sync_groups(ctx.plan)) {
     add_owned_param_op(group);
@@ -94,21 +102,41 @@ void DpSync::add_owned_param_op(const std::vector<std::size_t>& group) {
   param_ops_.push_back(std::move(op));
 }
 
+void DpSync::issue_grad_op(std::size_t i) {
+  GradOp& op = grad_ops_[i];
+  if (op.reduce_scatter) {
+    // In place: this rank's part lands at its own offset inside the bucket.
+    requests_[i] =
+        ctx_.dp.reduce_scatter(op.bucket, op.keep, op.counts, grad_type_, comm::ReduceOp::kSum);
+  } else {
+    requests_[i] =
+        ctx_.dp.all_reduce(op.bucket, op.bucket, op.count, grad_type_, comm::ReduceOp::kSum);
+  }
+}
+
+void DpSync::grad_bucket_ready(std::size_t buffer, std::size_t bucket) {
+  if (grad_ops_.empty()) return;
+  const std::size_t marked = first_grad_op_.at(buffer) + bucket;
+  if (ready_[marked]) {
+    throw Error(
+        fmt::format("gradient bucket {} of buffer '{}' was marked ready twice before the "
+                    "gradient sync completed",
+                    bucket, ctx_.plan.layout.buffers[buffer].name));
+  }
+  ready_[marked] = true;
+  // Every rank issues the same sequence whatever order its buckets complete in.
+  while (issued_ < grad_ops_.size() && ready_[issued_]) {
+    ctx_.ordering.comm_after_backend(ctx_.dp);
+    issue_grad_op(issued_++);
+  }
+  for (std::size_t i = 0; i < issued_; ++i) (void)requests_[i].test();
+}
+
 void DpSync::grad_sync() {
   if (grad_ops_.empty()) return;
   const ScopedSlot phase(ctx_.timer, TimerSlot::kGradSync);
-  ctx_.ordering.comm_after_backend(ctx_.dp);
-  for (std::size_t i = 0; i < grad_ops_.size(); ++i) {
-    GradOp& op = grad_ops_[i];
-    if (op.reduce_scatter) {
-      // In place: this rank's part lands at its own offset inside the bucket.
-      requests_[i] =
-          ctx_.dp.reduce_scatter(op.bucket, op.keep, op.counts, grad_type_, comm::ReduceOp::kSum);
-    } else {
-      requests_[i] =
-          ctx_.dp.all_reduce(op.bucket, op.bucket, op.count, grad_type_, comm::ReduceOp::kSum);
-    }
-  }
+  if (issued_ < grad_ops_.size()) ctx_.ordering.comm_after_backend(ctx_.dp);
+  while (issued_ < grad_ops_.size()) issue_grad_op(issued_++);
   const backend::ElementType type = element_type(grad_type_);
   for (std::size_t i = 0; i < grad_ops_.size(); ++i) {
     ctx_.await(requests_[i]);
@@ -117,6 +145,8 @@ void DpSync::grad_sync() {
       ctx_.backend.axpby(op.keep, op.keep, type, op.keep_count, inverse_dp_, 0.0f);
     }
   }
+  issued_ = 0;
+  std::fill(ready_.begin(), ready_.end(), false);
 }
 
 void DpSync::param_sync() {

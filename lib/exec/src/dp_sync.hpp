@@ -23,9 +23,16 @@ class DpSync {
   /// Resolves every collective of plan.buffers for this DP rank. Nothing at all when dp == 1.
   explicit DpSync(StepContext& ctx);
 
-  /// Issues the reduce-scatters / all-reduces of every bucket of every buffer (layout order),
-  /// then completes them in order, each followed by × 1/dp on the elements this rank keeps (its
-  /// slice after a reduce-scatter, the bucket after an all-reduce), in the gradient type.
+  /// Marks bucket `bucket` of buffer `buffer` ready for its gradient collective ahead of
+  /// grad_sync() and issues, in grad_sync()'s order, every collective not yet issued whose
+  /// bucket and predecessors are all ready; then tests the ones in flight (MPI progresses
+  /// non-blocking collectives only inside MPI calls). Error for a bucket marked twice.
+  void grad_bucket_ready(std::size_t buffer, std::size_t bucket);
+
+  /// Issues the reduce-scatters / all-reduces of every bucket of every buffer (layout order) that
+  /// grad_bucket_ready did not issue yet, then completes them in order, each followed by × 1/dp
+  /// on the elements this rank keeps (its slice after a reduce-scatter, the bucket after an
+  /// all-reduce), in the gradient type. The next grad_bucket_ready starts a new sync.
   void grad_sync();
 
   /// Issues the parameter all-gathers (every bucket on its cuts, then one all-gather-v per
@@ -51,6 +58,7 @@ class DpSync {
   };
 
   void add_grad_ops(const plan::BufferPlan& bp);
+  void issue_grad_op(std::size_t i);
   void add_bucket_param_ops(const plan::BufferPlan& bp);
   void add_owned_param_op(const std::vector<std::size_t>& group);
 
@@ -59,6 +67,9 @@ class DpSync {
   comm::DataType param_type_;
   float inverse_dp_ = 1.0f;
   std::vector<GradOp> grad_ops_;
+  std::vector<std::size_t> first_grad_op_;  ///< per layout buffer: its first bucket's op
+  std::vector<bool> ready_;                 ///< per grad op: marked by grad_bucket_ready
+  std::size_t issued_ = 0;                  ///< grad ops [0, issued_) are in flight or done
   std::vector<ParamOp> param_ops_;
   std::vector<backend::Buffer> staging_;
   std::vector<comm::Request> requests_;

@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <utility>
 
 #include "adamw_update.hpp"
@@ -136,6 +137,25 @@ void Executor::step() {
   dp_sync_->param_sync();
   timer_->end_step();
   ++steps_;
+}
+
+void Executor::grad_bucket_ready(std::size_t buffer, std::size_t bucket) {
+  const std::vector<layout::Buffer>& buffers = plan_.layout.buffers;
+  if (buffer >= buffers.size() || bucket >= buffers[buffer].buckets.size()) {
+    throw ConfigError(fmt::format(
+        "grad_bucket_ready: buffer {} bucket {} does not exist (the plan has {} buffers{})", buffer,
+        bucket, buffers.size(),
+        buffer < buffers.size() ? fmt::format(", '{}' has {} buckets", buffers[buffer].name,
+                                              buffers[buffer].buckets.size())
+                                : std::string()));
+  }
+  dp_sync_->grad_bucket_ready(buffer, bucket);
+}
+
+void Executor::sync_grads() {
+  timer_->begin_step();
+  dp_sync_->grad_sync();
+  timer_->end_step();
 }
 
 std::int64_t Executor::buffer_elements(std::size_t buffer) const {

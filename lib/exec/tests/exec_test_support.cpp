@@ -3,9 +3,11 @@
 #include "exec_test_support.hpp"
 
 #include <canzona/backend/cpu_backend.hpp>
+#include <canzona/backend/host_values.hpp>
 #include <canzona/baselines/strategy.hpp>
 #include <canzona/core/bf16.hpp>
 #include <canzona/core/error.hpp>
+#include <canzona/core/splitmix.hpp>
 #include <canzona/testing/tiny_model.hpp>
 
 #include <fmt/format.h>
@@ -16,18 +18,11 @@
 namespace canzona::exec::testing {
 namespace {
 
-std::uint64_t mix(std::uint64_t x) {
-  // splitmix64 finaliser: any rank can compute any element without communication.
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 std::uint64_t hash(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c,
                    std::uint64_t d) {
-  return mix(seed ^ mix(a + 1) ^ mix((b + 7) * 0x100000001B3ULL) ^ mix(c * 31 + 3) ^
-             mix(static_cast<std::uint64_t>(d) * 0x9E3779B1ULL));
+  return splitmix64(seed ^ splitmix64(a + 1) ^ splitmix64((b + 7) * 0x100000001B3ULL) ^
+                    splitmix64(c * 31 + 3) ^
+                    splitmix64(static_cast<std::uint64_t>(d) * 0x9E3779B1ULL));
 }
 
 constexpr std::int64_t kBucketElements = 20'000;  // several buckets per buffer
@@ -36,6 +31,20 @@ plan::StrategyOptions base_options() {
   plan::StrategyOptions o;
   o.zero1.bucket_size = kBucketElements;
   return o;
+}
+
+// n elements of `type` at `data` in backend memory, widened to fp32 (exactly).
+std::vector<float> download_widened(backend::Backend& be, const void* data, std::size_t n,
+                                    backend::ElementType type) {
+  std::vector<float> out(n);
+  if (type == backend::ElementType::kFloat32) {
+    be.download(out.data(), data, n * sizeof(float));
+    return out;
+  }
+  std::vector<std::uint16_t> bits(n);
+  be.download(bits.data(), data, n * sizeof(std::uint16_t));
+  for (std::size_t i = 0; i < n; ++i) out[i] = canzona::bf16_to_float(bits[i]);
+  return out;
 }
 
 }  // namespace
@@ -167,30 +176,22 @@ void upload_buffers(backend::Backend& be, const Executor& executor, bool grads,
         host[static_cast<std::size_t>(entries[e].start + i)] = value(b, e, i);
       }
     }
-    void* target = grads ? executor.grads(b) : executor.params(b);
-    if (type == backend::ElementType::kFloat32) {
-      be.upload(target, host.data(), n * sizeof(float));
-    } else {
-      std::vector<std::uint16_t> bits(n);
-      for (std::size_t i = 0; i < n; ++i) bits[i] = canzona::float_to_bf16(host[i]);
-      be.upload(target, bits.data(), n * sizeof(std::uint16_t));
-    }
-    be.synchronize();  // the host vectors must outlive the copy
+    backend::upload_values(be, grads ? executor.grads(b) : executor.params(b), type, host);
   }
 }
 
 std::vector<float> download_params(backend::Backend& be, const Executor& executor,
                                    std::size_t buffer) {
-  const auto n = static_cast<std::size_t>(executor.buffer_elements(buffer));
-  std::vector<float> out(n);
-  if (executor.param_type() == backend::ElementType::kFloat32) {
-    be.download(out.data(), executor.params(buffer), n * sizeof(float));
-    return out;
-  }
-  std::vector<std::uint16_t> bits(n);
-  be.download(bits.data(), executor.params(buffer), n * sizeof(std::uint16_t));
-  for (std::size_t i = 0; i < n; ++i) out[i] = canzona::bf16_to_float(bits[i]);
-  return out;
+  return download_widened(be, executor.params(buffer),
+                          static_cast<std::size_t>(executor.buffer_elements(buffer)),
+                          executor.param_type());
+}
+
+std::vector<float> download_grads(backend::Backend& be, const Executor& executor,
+                                  std::size_t buffer) {
+  return download_widened(be, executor.grads(buffer),
+                          static_cast<std::size_t>(executor.buffer_elements(buffer)),
+                          executor.grad_type());
 }
 
 std::vector<float> download_main(backend::Backend& be, const MainRange& range) {

@@ -71,9 +71,11 @@ std::vector<std::int64_t> reference_index(const model::ParamSpec& param,
 /// (the tests' values are exact in bf16); padding stays zero.
 void upload_buffers(backend::Backend& be, const Executor& executor, bool grads,
                     const std::function<float(std::size_t, std::size_t, std::int64_t)>& value);
-/// The model parameters of buffer `buffer`, widened to fp32 (exactly).
+/// The model parameters / gradients of buffer `buffer`, widened to fp32 (exactly).
 std::vector<float> download_params(backend::Backend& be, const Executor& executor,
                                    std::size_t buffer);
+std::vector<float> download_grads(backend::Backend& be, const Executor& executor,
+                                  std::size_t buffer);
 /// The fp32 main parameters of one range.
 std::vector<float> download_main(backend::Backend& be, const MainRange& range);
 

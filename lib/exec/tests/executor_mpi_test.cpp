@@ -29,6 +29,8 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -356,6 +358,130 @@ TEST(ExecutorTraceTest, EveryStepIssuesExactlyThePlannedCollectives) {
       }
       if (c.tp > 1 && scenario.label == "sc") {
         EXPECT_FALSE(p.replicated_matrices[0].empty()) << "no TP-SC all-gathers";
+      }
+    }
+  }
+}
+
+// Step 1 started early, as backward would (grad_bucket_ready, buckets in a different random
+// order on every rank): each rank issues the grad-sync collectives in step 1's order, every one
+// as soon as its bucket and those before it are ready; the steps equal step() alone bitwise
+// with the same traces; sync_grads() leaves the DP mean in what this rank keeps.
+TEST(ExecutorOverlapTest, BucketsMarkedReadyEarlyKeepTheStepAndTheTrace) {
+  const std::uint64_t seed = test_seed();
+  auto be = backend::make_cpu_backend();
+  for (const Config& c : configs_for_this_world()) {
+    Job job = make_job(c.tp);
+    for (const et::Scenario& scenario : et::scenarios()) {
+      if (scenario.label != "canzona" && scenario.label != "sc" && scenario.label != "layerwise" &&
+          scenario.label != "canzona/grad-bf16") {
+        continue;
+      }
+      SCOPED_TRACE(fmt::format("CANZONA_TEST_SEED={} {} at dp {} x tp {}", seed, scenario.label,
+                               c.dp, c.tp));
+      const plan::StepPlan p = make_plan(c, et::options_for(scenario, OptimizerKind::kMuon));
+      Executor plain(p, *job.world, *job.groups.dp, *job.groups.tp, *be);
+      Executor early(p, *job.world, *job.groups.dp, *job.groups.tp, *be);
+      const LocalMap map = local_map(p, plain.tp_rank());
+      const auto init = [&](std::size_t param, std::int64_t index) {
+        return et::init_value(seed, param, index);
+      };
+      upload(*be, plain, map, /*grads=*/false, init);
+      upload(*be, early, map, /*grads=*/false, init);
+
+      // Step 1's order: buffer by buffer, bucket by bucket.
+      std::vector<std::pair<std::size_t, std::size_t>> order;
+      for (std::size_t b = 0; b < p.layout.buffers.size(); ++b) {
+        for (std::size_t k = 0; k < p.layout.buffers[b].buckets.size(); ++k)
+          order.emplace_back(b, k);
+      }
+      std::mt19937_64 shuffle(seed + 7919 * static_cast<std::uint64_t>(plain.dp_rank()));
+      for (int s = 0; s < 2; ++s) {
+        const auto grad = [&](std::size_t param, std::int64_t index) {
+          return et::grad_value(seed, s, plain.dp_rank(), param, index);
+        };
+        upload(*be, plain, map, /*grads=*/true, grad);
+        upload(*be, early, map, /*grads=*/true, grad);
+        plain.step();
+
+        job.groups.dp->clear_trace();
+        job.groups.tp->clear_trace();
+        std::vector<std::size_t> marks(order.size());
+        std::iota(marks.begin(), marks.end(), std::size_t{0});
+        std::shuffle(marks.begin(), marks.end(), shuffle);
+        std::vector<bool> ready(order.size(), false);
+        std::size_t prefix = 0;
+        for (const std::size_t m : marks) {
+          early.grad_bucket_ready(order[m].first, order[m].second);
+          ready[m] = true;
+          while (prefix < ready.size() && ready[prefix]) ++prefix;
+          EXPECT_EQ(job.groups.dp->trace().size(), c.dp == 1 ? 0 : prefix)
+              << "collectives issued after marking bucket " << order[m].second << " of buffer "
+              << order[m].first;
+        }
+        EXPECT_THROW(early.grad_bucket_ready(0, p.layout.buffers[0].buckets.size()), ConfigError);
+        if (c.dp > 1) {
+          EXPECT_THROW(early.grad_bucket_ready(0, 0), canzona::Error);
+        }
+        early.step();
+        EXPECT_EQ(exec::trace_mismatch(p, early.dp_rank(), early.tp_rank(), job.groups.dp->trace(),
+                                       job.groups.tp->trace()),
+                  "")
+            << "step " << s;
+      }
+      for (std::size_t b = 0; b < p.layout.buffers.size(); ++b) {
+        EXPECT_EQ(et::download_params(*be, early, b), et::download_params(*be, plain, b))
+            << p.layout.buffers[b].name;
+      }
+      const auto early_main = early.main_params();
+      const auto plain_main = plain.main_params();
+      ASSERT_EQ(early_main.size(), plain_main.size());
+      for (std::size_t r = 0; r < early_main.size(); ++r) {
+        EXPECT_EQ(et::download_main(*be, early_main[r]), et::download_main(*be, plain_main[r]));
+      }
+
+      // sync_grads(): the mean over DP ranks (exact for the test gradients) where this rank
+      // keeps the result, half of the buckets started early.
+      const int s = 2;
+      upload(*be, early, map, /*grads=*/true, [&](std::size_t param, std::int64_t index) {
+        return et::grad_value(seed, s, early.dp_rank(), param, index);
+      });
+      for (std::size_t i = 0; i < order.size(); i += 2) {
+        early.grad_bucket_ready(order[i].first, order[i].second);
+      }
+      early.sync_grads();
+      EXPECT_EQ(early.steps(), 2);
+      for (std::size_t b = 0; b < p.layout.buffers.size(); ++b) {
+        const canzona::layout::Buffer& buffer = p.layout.buffers[b];
+        const plan::BufferPlan& bp = p.buffers[b];
+        const std::vector<float> got = et::download_grads(*be, early, b);
+        Mismatches bad;
+        for (std::size_t e = 0; e < buffer.entries.size(); ++e) {
+          const canzona::layout::BufferEntry& entry = buffer.entries[e];
+          const canzona::layout::Bucket& bucket =
+              buffer.buckets[static_cast<std::size_t>(entry.bucket)];
+          std::int64_t keep_begin = bucket.start;
+          std::int64_t keep_end = bucket.end;
+          if (bp.grad_sync == plan::GradSync::kReduceScatter && c.dp > 1) {
+            const plan::BucketCuts& cuts =
+                bp.partition.buckets[static_cast<std::size_t>(entry.bucket)];
+            keep_begin = cuts.pos[static_cast<std::size_t>(early.dp_rank())];
+            keep_end = keep_begin + cuts.slice(early.dp_rank());
+          }
+          for (std::int64_t x = std::max(entry.start, keep_begin);
+               x < std::min(entry.end, keep_end); ++x) {
+            const std::int64_t index = map[b][e][static_cast<std::size_t>(x - entry.start)];
+            float sum = 0;
+            for (int d = 0; d < c.dp; ++d)
+              sum += et::grad_value(seed, s, d, entry.param_index, index);
+            const float want = sum / static_cast<float>(c.dp);
+            if (!same_bits(got[static_cast<std::size_t>(x)], want)) {
+              bad.add("{} element {}: got {}, want {}", entry.name, x - entry.start,
+                      got[static_cast<std::size_t>(x)], want);
+            }
+          }
+        }
+        EXPECT_EQ(bad.report(), "") << buffer.name;
       }
     }
   }

@@ -5,9 +5,9 @@
 #include "projection_validation.hpp"
 
 #include <canzona/backend/backend.hpp>
+#include <canzona/backend/host_values.hpp>
 #include <canzona/baselines/strategy.hpp>
 #include <canzona/comm/process_groups.hpp>
-#include <canzona/core/bf16.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/exec/executor.hpp>
 #include <canzona/exec/step_timer.hpp>
@@ -62,15 +62,8 @@ void fill(backend::Backend& be, const exec::Executor& executor, bool grads, std:
       for (std::int64_t i = e.start; i < e.end; ++i)
         host[static_cast<std::size_t>(i)] = normal(rng);
     }
-    void* target = grads ? executor.grads(b) : executor.params(b);
-    if ((grads ? executor.grad_type() : executor.param_type()) == backend::ElementType::kBFloat16) {
-      std::vector<std::uint16_t> bits(host.size());
-      std::transform(host.begin(), host.end(), bits.begin(), canzona::float_to_bf16);
-      be.upload(target, bits.data(), bits.size() * sizeof(std::uint16_t));
-    } else {
-      be.upload(target, host.data(), host.size() * sizeof(float));
-    }
-    be.synchronize();  // the host vectors must outlive the copy
+    backend::upload_values(be, grads ? executor.grads(b) : executor.params(b),
+                           grads ? executor.grad_type() : executor.param_type(), host);
   }
 }
 

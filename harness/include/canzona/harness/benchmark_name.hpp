@@ -40,7 +40,7 @@ struct BenchmarkName {
 
 /// Parses a benchmark name. Throws ConfigError naming the token that is wrong and the expected
 /// shape of the family (e.g. an `OptimizerStep` name without `dp:`), or an integer parameter
-/// that is not a positive integer.
+/// that is not a positive integer, or gpus that is not dp × tp.
 BenchmarkName parse_benchmark_name(std::string_view name);
 
 }  // namespace canzona::harness

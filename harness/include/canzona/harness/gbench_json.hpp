@@ -49,7 +49,14 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
 /// parse_gbench_json refuses it. The entry point every reader of suite output goes through.
 BenchmarkFile parse_gbench_json_text(std::string_view text, const std::string& source);
 
-/// Reads a file (io::read_input_file: regular files only) and parses it.
+/// The JSON document of a file as Google Benchmark writes it, read through io::read_input_file
+/// (regular files only). Google Benchmark writes NaN and infinities as bare words (NaN, -NaN,
+/// Infinity, -Infinity; the cv of a counter whose mean is 0 is NaN), which JSON has no literal
+/// for: they are read as null, i.e. as absent counters. ConfigError when the file cannot be read
+/// or is not valid JSON otherwise (with the parser's position).
+nlohmann::json read_gbench_document(const std::filesystem::path& path);
+
+/// read_gbench_document, then parse_gbench_json.
 BenchmarkFile read_gbench_json(const std::filesystem::path& path);
 
 /// real_time converted to milliseconds.

@@ -6,6 +6,8 @@
 
 #include <canzona/backend/backend.hpp>
 #include <canzona/backend/cpu_backend.hpp>
+#include <canzona/backend/host_values.hpp>
+#include <canzona/core/bf16.hpp>
 #include <canzona/core/error.hpp>
 #include "test_util.hpp"
 
@@ -94,6 +96,25 @@ TEST(CpuBackendTest, UploadCopyFillZeroDownloadRoundTrip) {
   for (std::size_t i = 0; i < host.size(); ++i) {
     ASSERT_EQ(zeroed[i], i < 100 ? 0.0f : host[i]) << "element " << i;
   }
+}
+
+TEST(CpuBackendTest, UploadValuesWritesTheBufferType) {
+  SCOPED_TRACE(test::seed_trace());
+  auto rng = test::make_rng(2);
+  CpuBackend backend;
+  std::vector<float> host = test::random_floats(rng, 257);
+  host[0] = 1.00390625f;  // halfway between two bf16 values: rounds to the even one, 1.0
+  Buffer fp32 = backend.allocate(host.size() * sizeof(float));
+  upload_values(backend, fp32.data(), ElementType::kFloat32, host);
+  EXPECT_EQ(test::to_host<float>(backend, fp32, host.size()), host);
+  Buffer bf16 = backend.allocate(host.size() * sizeof(std::uint16_t));
+  upload_values(backend, bf16.data(), ElementType::kBFloat16, host);
+  const std::vector<std::uint16_t> bits = test::to_host<std::uint16_t>(backend, bf16, host.size());
+  EXPECT_EQ(bits[0], 0x3f80);
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    ASSERT_EQ(bits[i], float_to_bf16(host[i])) << "element " << i;
+  }
+  EXPECT_EQ(host_elements(host, ElementType::kBFloat16).size(), 2 * host.size());
 }
 
 TEST(CpuBackendTest, BufferMovesReleaseMemoryExactlyOnce) {

@@ -93,7 +93,7 @@ class NcclCommunicator final : public Communicator {
   /// Collective teardown: waits for stream() (polling NCCL's error state, so a failed peer
   /// ends it) and finalises the NCCL communicator. Afterwards no collective may be issued. Call
   /// on all ranks.
-  void finalize();
+  void finalize() override;
 
   /// The non-blocking health check behind Request::test(): throws NcclError naming `op`, the
   /// group and the rank after aborting the communicator when NCCL reports an asynchronous error,

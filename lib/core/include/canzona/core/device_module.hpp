@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace canzona {
 
@@ -27,7 +29,7 @@ class StepTimer;
 }  // namespace exec
 
 /// Bumped whenever DeviceModule changes; a module of another layout is refused.
-inline constexpr std::uint32_t kDeviceModuleAbi = 1;
+inline constexpr std::uint32_t kDeviceModuleAbi = 2;
 
 /// What the module provides. Factories return owning raw pointers (wrapped by the callers into
 /// unique_ptr; the objects' destructors live in the module, which is never unloaded). A null
@@ -40,11 +42,18 @@ struct DeviceModule {
   int (*current_device)() noexcept = nullptr;
   /// Name of device `index` ("" when it does not exist).
   std::string (*device_name)(int index) = nullptr;
+  /// Total and free memory of device `index` in bytes (0 when unknown). Never throw.
+  std::int64_t (*total_memory_bytes)(int index) noexcept = nullptr;
+  std::int64_t (*free_memory_bytes)(int index) noexcept = nullptr;
   backend::Backend* (*make_cuda_backend)(int device) = nullptr;
   comm::Communicator* (*make_nccl_communicator)(comm::MpiCommunicator& bootstrap,
                                                 const std::string& name, int device) = nullptr;
   exec::CommOrdering* (*make_stream_ordering)(backend::Backend& backend) = nullptr;
   exec::StepTimer* (*make_event_timer)(backend::Backend& backend) = nullptr;
+  /// Versions of the GPU stack the module runs on, as (JSON context key, version) pairs:
+  /// cuda_runtime_version, cublas_version, cusolver_version, driver_version (with a driver),
+  /// nccl_version (a build with NCCL). Never throws.
+  std::vector<std::pair<std::string, std::string>> (*stack_versions)() noexcept = nullptr;
 };
 
 /// The device module, loaded on the first call: nullptr in a build without CUDA. Looked up as

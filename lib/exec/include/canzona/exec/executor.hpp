@@ -110,6 +110,24 @@ class Executor {
   /// One optimizer step (see the class comment). Collective over world.
   void step();
 
+  /// Starts step 1 early, overlapping whatever the caller computes next (Megatron's
+  /// --overlap-grad-reduce: backward reports each bucket as soon as its last gradient is in):
+  /// bucket `bucket` of layout buffer `buffer` holds this rank's final gradients in
+  /// grads(buffer). Step 1's collectives are issued in step 1's order (buffer by buffer, bucket by
+  /// bucket), each once its bucket and every bucket before it are ready, so every rank issues
+  /// the same sequence whatever order its buckets complete in; each call also tests those in
+  /// flight (MPI progresses them only inside MPI calls). The next step() or sync_grads() issues
+  /// the rest and completes them all; the DP trace is unchanged. The gradients must be visible
+  /// to the backend (on a device: written by work the backend's stream is ordered after).
+  /// Collective over DP in effect (the ranks' collectives pair up in order). ConfigError for a
+  /// bucket that does not exist, canzona::Error for one marked twice in the same sync.
+  void grad_bucket_ready(std::size_t buffer, std::size_t bucket);
+  /// Step 1 alone (what grad_bucket_ready left, then completion and × 1/dp), for an iteration
+  /// whose optimizer step is a no-op and for checking the synced gradients: grads(b) then holds
+  /// what step 2 would read. Timed as a step of one phase (last_step_times()); steps() does not
+  /// count it. Collective over DP.
+  void sync_grads();
+
   const plan::StepPlan& plan() const noexcept { return plan_; }
   int dp_rank() const noexcept { return dp_rank_; }
   int tp_rank() const noexcept { return tp_rank_; }

@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The flags `plan` and `project` share to describe a job beyond its strategy: --preset and the
-// settings it fixes, which explicit flags override (--bucket-size, --cost, --slot-mib,
-// --tp-execution, --param-dtype, --grad-reduce-dtype, --split). A flag that cannot take effect
-// for the chosen TP side is an error, never silently ignored.
+// The flags `plan`, `project`, `run` and the optimizer-step suite share to describe a job beyond
+// its strategy: --preset and the settings it fixes, which explicit flags override (--bucket-size,
+// --cost, --slot-mib, --tp-execution, --param-dtype, --grad-reduce-dtype, --split). A flag that
+// cannot take effect for the chosen TP side is an error, never silently ignored.
 #pragma once
 
 #include <canzona/core/error.hpp>
@@ -30,8 +30,9 @@ struct PresetUse {
 
 class PresetFlags {
  public:
-  /// Declares the flags on `command`.
-  explicit PresetFlags(CLI::App& command);
+  /// Declares the flags on `command`; the preset itself under `preset_flag` (`run` has a
+  /// --preset of its own and names this one --plan-preset).
+  explicit PresetFlags(CLI::App& command, const std::string& preset_flag = "--preset");
 
   /// The preset; ConfigError naming --preset for an unknown name.
   plan::Preset preset() const;
@@ -46,7 +47,12 @@ class PresetFlags {
   /// The preset and the flags given explicitly.
   PresetUse use() const;
 
+  /// The preset and the explicit flags as `plan` takes them ("--preset megatron --cost numel"),
+  /// what a command hands to another that reads the same flags.
+  std::string as_flags() const;
+
  private:
+  std::string preset_flag_;
   std::string preset_ = "megatron";
   std::optional<std::int64_t> bucket_size_;
   std::optional<std::string> cost_;

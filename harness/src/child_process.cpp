@@ -1,0 +1,132 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+#include "canzona/harness/child_process.hpp"
+
+#include <canzona/core/error.hpp>
+
+#include <fmt/format.h>
+
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+extern char** environ;
+
+namespace canzona::harness {
+namespace {
+
+struct Pipe {
+  int read_end = -1;
+  int write_end = -1;
+  Pipe() {
+    int fds[2];
+    if (pipe(fds) != 0) throw Error(fmt::format("pipe: {}", std::strerror(errno)));
+    read_end = fds[0];
+    write_end = fds[1];
+  }
+  ~Pipe() {
+    if (read_end >= 0) close(read_end);
+    if (write_end >= 0) close(write_end);
+  }
+  Pipe(const Pipe&) = delete;
+  Pipe& operator=(const Pipe&) = delete;
+  void close_write() {
+    close(write_end);
+    write_end = -1;
+  }
+};
+
+// This process's environment with `extra` entries replacing those of the same name.
+std::vector<std::string> child_environment(const std::vector<std::string>& extra) {
+  std::map<std::string, std::string> entries;
+  const auto add = [&](const std::string& entry) {
+    entries[entry.substr(0, entry.find('='))] = entry;
+  };
+  for (char** e = environ; *e != nullptr; ++e) add(*e);
+  for (const std::string& entry : extra) add(entry);
+  std::vector<std::string> out;
+  for (auto& [name, entry] : entries) out.push_back(std::move(entry));
+  return out;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+int run_child(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+              const ChildOutput& output) {
+  if (argv.empty()) throw Error("run_child: empty command");
+  Pipe out_pipe;
+  Pipe err_pipe;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe.write_end, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe.write_end, STDERR_FILENO);
+  std::vector<std::string> args = argv;
+  std::vector<std::string> env = child_environment(extra_env);
+  std::vector<char*> c_args = c_strings(args);
+  std::vector<char*> c_env = c_strings(env);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, c_args[0], &actions, nullptr, c_args.data(), c_env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    throw ConfigError(fmt::format("cannot run '{}': {}", argv[0], std::strerror(rc)));
+  }
+  out_pipe.close_write();
+  err_pipe.close_write();
+
+  std::array<pollfd, 2> fds{pollfd{out_pipe.read_end, POLLIN, 0},
+                            pollfd{err_pipe.read_end, POLLIN, 0}};
+  const std::array<const std::function<void(std::string_view)>*, 2> sinks{&output.on_stdout,
+                                                                          &output.on_stderr};
+  int open_fds = 2;
+  std::array<char, 4096> buffer{};
+  while (open_fds > 0) {
+    if (poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      throw Error(fmt::format("poll: {}", std::strerror(errno)));
+    }
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t n = read(fds[i].fd, buffer.data(), buffer.size());
+      if (n > 0) {
+        if (*sinks[i]) (*sinks[i])(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+      } else if (n == 0 || errno != EINTR) {
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw Error(fmt::format("waitpid: {}", std::strerror(errno)));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void LineSplitter::feed(std::string_view chunk) {
+  pending_.append(chunk);
+  std::size_t start = 0;
+  for (std::size_t end; (end = pending_.find('\n', start)) != std::string::npos; start = end + 1) {
+    on_line_(std::string_view(pending_).substr(start, end - start));
+  }
+  pending_.erase(0, start);
+}
+
+void LineSplitter::flush() {
+  if (!pending_.empty()) on_line_(pending_);
+  pending_.clear();
+}
+
+}  // namespace canzona::harness

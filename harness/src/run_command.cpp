@@ -1,0 +1,281 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// `canzona-bench run`: measures the optimizer step of every strategy on this machine's ranks. It
+// picks the cases of a preset, launches the optimizer-step suite on N ranks (mpirun, srun or a
+// given prefix), shows progress, and writes one Google Benchmark JSON with the run's provenance,
+// atomically and only when every rank finished and every row checks out.
+#include "commands.hpp"
+#include "result_checks.hpp"
+#include "run_launch.hpp"
+#include "run_presets.hpp"
+#include "run_progress.hpp"
+#include "run_report.hpp"
+
+#include <canzona/config.hpp>
+#include <canzona/core/device.hpp>
+#include <canzona/core/error.hpp>
+#include <canzona/harness/child_process.hpp>
+#include <canzona/harness/cli.hpp>
+#include <canzona/harness/gbench_json.hpp>
+#include <canzona/harness/preset_flags.hpp>
+#include <canzona/harness/run_series.hpp>
+#include <canzona/io/atomic_file.hpp>
+#include <canzona/sim/topology.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <thread>
+
+namespace canzona::harness {
+namespace {
+
+constexpr const char* kSuite = "canzona_bench_optimizer_step";
+
+struct RunOptions {
+  std::string preset = "smoke";
+  std::string backend;  ///< "" = cuda when this machine has a GPU (and the build NCCL), else cpu
+  int ranks = 0;        ///< 0 = the preset's
+  std::string filter;
+  std::string topology = "dgx-h100";
+  std::string out;
+  std::string launcher = "mpirun";
+  int repetitions = 0;  ///< 0 = the preset's
+  int seed = 1;
+  bool oversubscribe = false;
+  bool list = false;
+  bool verbose = false;
+  std::string suite_dir;
+  std::vector<std::string> suite_args;  ///< passed to the suite after the preset's flags
+  std::unique_ptr<PresetFlags> plan;    ///< --plan-preset and the switches of every case's plan
+  std::vector<std::string> argv;        ///< the command as typed, for provenance
+};
+
+// A folder for the suite's own output, removed with everything in it.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "canzona-run-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw Error("cannot create a temporary folder");
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    if (!keep_) std::filesystem::remove_all(path_, ignored);
+  }
+  /// Leaves the folder in place (for a look at what the suite wrote).
+  void keep() { keep_ = true; }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  bool keep_ = false;
+};
+
+// A suite that stopped with an error: its own message is already on stderr. Exit 2 is the
+// suites' bad-input code; anything else (a rank aborting the job, a crash) is a failed run.
+[[noreturn]] void suite_failed(const std::string& what, int code, const std::string& command) {
+  const std::string message = fmt::format(
+      "{} failed with exit code {} (its messages are above); nothing was written.\n"
+      "  command: {}",
+      what, code, command);
+  if (code == kExitUsage) throw ConfigError(message);
+  throw Error(message);
+}
+
+std::string default_backend(int gpus) {
+  return CANZONA_WITH_CUDA && CANZONA_WITH_NCCL && gpus > 0 ? "cuda" : "cpu";
+}
+
+int run(const RunOptions& o, std::ostream& out) {
+  require_release_build(CANZONA_BUILD_TYPE, "canzona-bench was");
+  const int gpus = cuda_device_count();
+  const std::string backend = o.backend.empty() ? default_backend(gpus) : o.backend;
+  if (backend == "cuda" && gpus == 0) {
+    throw ConfigError("--backend cuda: this machine has no CUDA device; use --backend cpu");
+  }
+  const RunPreset preset = run_preset(o.preset, backend, gpus);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int ranks =
+      o.ranks > 0 ? o.ranks : (backend == "cpu" ? std::min(preset.ranks, cores) : preset.ranks);
+  check_ranks(o.launcher, ranks, backend, o.oversubscribe, cores, gpus);
+  sim::resolve_topology(o.topology);  // a bad topology fails before anything is launched
+  plan::StrategyOptions checked;      // and so do bad plan settings
+  o.plan->apply(checked, /*check_sides=*/false);
+  const std::filesystem::path suite = find_suite(kSuite, o.suite_dir);
+  const Launch launch = make_launch(o.launcher, ranks, o.oversubscribe, backend == "cpu");
+
+  std::vector<std::string> command = launch.prefix;
+  command.push_back(suite.string());
+  command.insert(command.end(), preset.suite_flags.begin(), preset.suite_flags.end());
+  command.push_back("--canzona_backend=" + backend);
+  command.push_back("--canzona_topology=" + o.topology);
+  command.push_back(fmt::format("--canzona_seed={}", o.seed));
+  command.push_back("--canzona_plan=" + o.plan->as_flags());
+  command.insert(command.end(), o.suite_args.begin(), o.suite_args.end());
+  if (!o.filter.empty()) command.push_back("--benchmark_filter=" + o.filter);
+
+  // The cases, as the suite registers them on this many ranks.
+  std::vector<std::string> listing = command;
+  listing.push_back("--benchmark_list_tests=true");
+  std::vector<std::string> cases;
+  LineSplitter list_lines([&](std::string_view line) {
+    if (!line.empty()) cases.emplace_back(line);
+  });
+  ChildOutput list_output;
+  list_output.on_stdout = [&](std::string_view chunk) { list_lines.feed(chunk); };
+  list_output.on_stderr = [](std::string_view chunk) { std::cerr << chunk; };
+  if (const int code = run_child(listing, launch.env, list_output); code != 0) {
+    suite_failed("listing the cases", code, command_line(listing));
+  }
+  list_lines.flush();
+  if (cases.empty()) {
+    throw ConfigError(fmt::format(
+        "--filter '{}' matches none of the cases of preset '{}' on {} rank(s); run with --list "
+        "and without --filter to see them",
+        o.filter, o.preset, ranks));
+  }
+  if (o.list) {
+    for (const std::string& c : cases) out << c << "\n";
+    return kExitOk;
+  }
+
+  ScratchDir scratch;
+  const std::filesystem::path suite_json = scratch.path() / "optimizer_step.json";
+  const int repetitions = o.repetitions > 0 ? o.repetitions : preset.repetitions;
+  command.push_back(fmt::format("--benchmark_repetitions={}", repetitions));
+  command.push_back(fmt::format("--benchmark_min_time={}", preset.min_time));
+  command.push_back("--benchmark_color=false");
+  command.push_back("--benchmark_counters_tabular=false");
+  std::vector<std::string> running = command;
+  running.push_back("--benchmark_out=" + suite_json.string());
+  running.push_back("--benchmark_out_format=json");
+
+  std::cerr << fmt::format("run: preset {} ({}), {} case(s) on {} {} rank(s)\n", preset.name,
+                           preset.description, cases.size(), ranks, backend);
+  RunProgress progress(cases, std::cerr);
+  LineSplitter run_lines([&](std::string_view line) {
+    if (o.verbose) std::cerr << line << "\n";
+    progress.on_line(line);
+  });
+  // The suite's stderr (Google Benchmark's context block, the ranks' messages) is shown when it
+  // fails, or with --verbose.
+  std::string suite_errors;
+  ChildOutput run_output;
+  run_output.on_stdout = [&](std::string_view chunk) { run_lines.feed(chunk); };
+  run_output.on_stderr = [&](std::string_view chunk) {
+    if (o.verbose) std::cerr << chunk;
+    suite_errors.append(chunk);
+  };
+  const auto start = std::chrono::steady_clock::now();
+  if (const int code = run_child(running, launch.env, run_output); code != 0) {
+    if (!o.verbose) std::cerr << suite_errors;
+    suite_failed("the optimizer-step suite", code, command_line(command));
+  }
+  run_lines.flush();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  // The suite by its name: a stored run must not carry the folders of the machine it ran on.
+  std::vector<std::string> portable = command;
+  std::replace(portable.begin(), portable.end(), suite.string(), suite.filename().string());
+  // results/SCHEMA.md: the suite wrote the build, devices, MPI library, ranks, backend,
+  // topology, seed and plan settings; the run adds how it was launched.
+  nlohmann::json merged = merge_runs({read_gbench_document(suite_json)},
+                                     {{"canzona_command", command_line(o.argv)},
+                                      {"canzona_suite_command", command_line(portable)},
+                                      {"executable", suite.filename().string()},
+                                      {"canzona_preset", preset.name},
+                                      {"launcher", o.launcher},
+                                      {"canzona_filter", o.filter},
+                                      {"canzona_repetitions", std::to_string(repetitions)},
+                                      {"canzona_wall_s", fmt::format("{:.1f}", wall)}});
+  const BenchmarkFile file = parse_gbench_json(merged, "the merged run");
+  require_canzona_provenance(file.context, "the merged run", /*allow_debug=*/false);
+  if (file.context.at("ranks") != std::to_string(ranks)) {
+    throw Error(fmt::format("the suite ran on {} rank(s), not the {} asked for; check --launcher",
+                            file.context.at("ranks"), ranks));
+  }
+  const Run merged_run = make_run(file, "the merged run");
+  check_names_and_projections(merged_run);
+  if (const int bad = report_bad_rows(file, std::cerr); bad > 0) {
+    scratch.keep();
+    std::cerr << fmt::format(
+        "run: {} row(s) failed or are malformed; nothing was written (the suite's own output is "
+        "kept in {})\n",
+        bad, suite_json.string());
+    return kExitRegression;
+  }
+  if (!o.out.empty()) io::write_file_atomically(o.out, merged.dump(2) + "\n");
+  out << fmt::format("canzona-bench run --preset {}: {} case(s), {} {} rank(s), {:.1f} s{}\n\n",
+                     preset.name, cases.size(), ranks, backend, wall,
+                     o.out.empty() ? "" : ", written to " + o.out);
+  out << format_run_summary(merged_run);
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandAction add_run_command(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "run",
+      "Measure the optimizer step of every strategy on this machine's ranks (the optimizer-step "
+      "suite under mpirun) and write one Google Benchmark JSON with provenance");
+  cmd->add_option("--preset", o->preset,
+                  fmt::format("Cases to run: {}", fmt::join(run_preset_names(), ", ")))
+      ->capture_default_str();
+  cmd->add_option("--backend", o->backend, "cpu or cuda (default: cuda when a GPU is present)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_option("--ranks", o->ranks,
+                  "Ranks (processes) to run on (default: the preset's; one per GPU on cuda)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--filter", o->filter,
+                  "Only cases whose name matches this regular expression (--benchmark_filter)");
+  cmd->add_option("--topology", o->topology,
+                  "Cluster of the projected rows: a preset or a topology JSON file")
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "Write the run's JSON here (atomically, only on success)");
+  cmd->add_option("--launcher", o->launcher,
+                  "mpirun, srun, or a command prefix that starts the ranks (e.g. \"mpirun -np 16 "
+                  "--hostfile hosts\")")
+      ->capture_default_str();
+  cmd->add_option("--repetitions", o->repetitions, "Repetitions per case (default: the preset's)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", o->seed, "Parameter and gradient values (rank r draws from seed + r)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--oversubscribe", o->oversubscribe,
+                "Allow more CPU ranks than cores (mpirun --oversubscribe; timings mean little)");
+  cmd->add_flag("--list", o->list, "Print the cases and exit");
+  cmd->add_flag("--verbose", o->verbose, "Show the suite's own console output");
+  cmd->add_option("--suite-arg", o->suite_args,
+                  "Pass this argument to the suite after the preset's (repeatable), e.g. "
+                  "--suite-arg=--canzona_models=qwen3-4b~d16");
+  cmd->add_option("--suite-dir", o->suite_dir,
+                  "Folder of the suite executables (default: next to canzona-bench)");
+  // The plan settings of `plan` and `project`; --preset is this command's case preset.
+  o->plan = std::make_unique<PresetFlags>(*cmd, "--plan-preset");
+  return [o, cmd](std::ostream& out) {
+    o->argv = {"canzona-bench", "run"};
+    for (const CLI::Option* option : cmd->get_options()) {
+      for (const std::string& value : option->results()) {
+        o->argv.push_back(option->get_name(false, true));
+        if (option->get_expected_min() > 0) o->argv.push_back(value);  // flags take no value
+      }
+    }
+    return run(*o, out);
+  };
+}
+
+}  // namespace canzona::harness

@@ -1,0 +1,177 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// `canzona-bench run` as a user runs it: it launches the optimizer-step suite under mpirun and
+// writes one JSON, or ends with a clear error, exit code and nothing written.
+#include <canzona/testing/run_process.hpp>
+
+#include <canzona/harness/gbench_json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace canzona::harness {
+namespace {
+
+using canzona::testing::ProcessResult;
+using canzona::testing::run_process;
+
+// One small case of the smoke preset: a 2-rank Canzona step of Qwen3-0.6B scaled down 16x.
+const std::string kOneCase = "muon/canzona/qwen3-0.6b~d16/gpus:2/dp:2/tp:1";
+// That case and layer-wise's, and both projected on 256 GPUs.
+const std::string kTwoStrategies =
+    "muon/(canzona|layerwise)/qwen3-(0.6b~d16/gpus:2/dp:2/tp:1|32b/gpus:256)";
+
+class RunCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("canzona-run-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  ProcessResult run(std::vector<std::string> args) {
+    args.insert(args.begin(), "run");
+    const auto start = std::chrono::steady_clock::now();
+    ProcessResult result = run_process(CANZONA_BENCH_EXE, args);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    std::printf("run took %.1f s, exit %d\n", took.count(), result.exit_code);
+    return result;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(RunCommandTest, WritesOneJsonThatTableAndCompareRead) {
+  // Canzona and layer-wise measured at dp 2, and projected on 256 GPUs.
+  const std::string out = (dir_ / "run.json").string();
+  const ProcessResult r =
+      run({"--preset", "smoke", "--filter", kTwoStrategies, "--repetitions", "3", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("[4/4]"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("OptimizerStep/" + kOneCase), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("measured"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("projected †"), std::string::npos) << r.out;
+  const BenchmarkFile file = read_gbench_json(out);
+  // results/SCHEMA.md's provenance.
+  for (const char* key :
+       {"canzona_git_sha", "canzona_build_type", "canzona_config", "device_kind", "gpu_count",
+        "gpu_name", "canzona_backend", "canzona_preset", "canzona_command", "ranks", "nodes",
+        "gpus_per_node", "launcher", "mpi_library", "topology", "canzona_seed", "canzona_plan",
+        "canzona_suite_command"}) {
+    EXPECT_EQ(file.context.count(key), 1u) << key;
+  }
+  EXPECT_EQ(file.context.at("ranks"), "2");
+  EXPECT_EQ(file.context.at("nodes"), "1");
+  EXPECT_EQ(file.context.at("canzona_backend"), "cpu");
+  EXPECT_EQ(file.context.at("canzona_preset"), "smoke");
+  EXPECT_EQ(file.context.at("canzona_plan"), "--preset megatron");
+  EXPECT_NE(file.context.at("canzona_command").find("--filter"), std::string::npos);
+  // Three repetitions and their aggregates of each measured case, one row of each projection.
+  ASSERT_EQ(file.rows.size(), 2u * (3 + 4) + 2);
+  const std::string& label = file.rows.front().label;
+  EXPECT_EQ(label.rfind("plan_hash=", 0), 0u) << label;
+  EXPECT_NE(label.find(";options=;seed=1"), std::string::npos) << label;
+  EXPECT_NE(file.rows.back().label.find(";topology=dgx-h100;compute=cost_model"), std::string::npos)
+      << file.rows.back().label;
+
+  // The publishing commands read it as it is.
+  const ProcessResult table = run_process(CANZONA_BENCH_EXE, {"table", out});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("| qwen3-0.6b~d16 | 2 | 2×1 | muon |"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("canzona vs layerwise"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("| qwen3-32b | 256 | 32×8 | muon |"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("PROJECTION on topology dgx-h100"), std::string::npos) << table.out;
+  const ProcessResult same = run_process(CANZONA_BENCH_EXE, {"compare", out, out});
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_NE(same.out.find("4 SAME"), std::string::npos) << same.out;
+}
+
+TEST_F(RunCommandTest, PlanSettingsReachEveryRowAsPlanTakesThem) {
+  const std::string out = (dir_ / "run.json").string();
+  const ProcessResult r =
+      run({"--preset", "smoke", "--filter", kOneCase, "--repetitions", "1", "--plan-preset",
+           "canzona-reference", "--tp-execution", "serial", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const BenchmarkFile file = read_gbench_json(out);
+  EXPECT_EQ(file.context.at("canzona_plan"), "--preset canzona-reference --tp-execution serial");
+  // The reference script's numel costs and 4e8-element buckets, and the switch.
+  const std::string& label = file.rows.front().label;
+  EXPECT_NE(label.find("cost=numel"), std::string::npos) << label;
+  EXPECT_NE(label.find("bucket_size=400000000"), std::string::npos) << label;
+  EXPECT_NE(label.find("tp_execution=serial"), std::string::npos) << label;
+}
+
+// Rank 0 alone runs the projected rows: a filter that selects only those is a selection of the
+// job, not an empty one on the other ranks.
+TEST_F(RunCommandTest, AFilterOfProjectedRowsOnlyRunsThem) {
+  const std::string out = (dir_ / "run.json").string();
+  const ProcessResult r = run({"--preset", "smoke", "--filter",
+                               "muon/canzona/qwen3-32b/gpus:256/.*projected", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const BenchmarkFile file = read_gbench_json(out);
+  ASSERT_EQ(file.rows.size(), 1u);
+  EXPECT_NE(file.rows.front().name.find("/projected/"), std::string::npos)
+      << file.rows.front().name;
+}
+
+TEST_F(RunCommandTest, AnExceptionOnOneRankEndsTheRunAndWritesNothing) {
+  const std::filesystem::path out = dir_ / "run.json";
+  {
+    std::ofstream previous(out);
+    previous << "previous run";
+  }
+  const ProcessResult r = run({"--preset", "smoke", "--filter", kOneCase, "--out", out.string(),
+                               "--repetitions", "3", "--suite-arg=--canzona_inject_failure=1"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("rank 1 of 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("failure injected"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was written"), std::string::npos) << r.err;
+  std::ifstream in(out);
+  const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "previous run");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(RunCommandTest, ABadModelOnOneRankEndsTheRun) {
+  // Rank 0 is started with a model that does not exist, rank 1 with the preset's.
+  const std::string launcher = std::string("mpirun -np 1 ") + CANZONA_OPTIMIZER_STEP_SUITE +
+                               " --canzona_models=qwen3-72b~d16 : -np 1";
+  const std::filesystem::path out = dir_ / "run.json";
+  const ProcessResult r = run(
+      {"--preset", "smoke", "--filter", kOneCase, "--launcher", launcher, "--out", out.string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("rank 0 of 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown model 'qwen3-72b'"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST_F(RunCommandTest, BadInputIsExitTwoWithAMessage) {
+  const struct {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"--preset", "weekly"}, "unknown preset 'weekly'"},
+      {{"--preset", "smoke", "--filter", "no-such-case"}, "matches none of the cases"},
+      {{"--preset", "smoke", "--ranks", "4096"}, "--oversubscribe"},
+      {{"--preset", "smoke", "--topology", "dgx-z9"}, "dgx-z9"},
+      {{"--preset", "smoke", "--plan-preset", "nemo"}, "--plan-preset"},
+      {{"--preset", "smoke", "--tp-execution", "eager"}, "--tp-execution"},
+  };
+  for (const auto& c : cases) {
+    const ProcessResult r = run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.message << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << c.message;
+  }
+}
+
+}  // namespace
+}  // namespace canzona::harness
