@@ -287,6 +287,7 @@ struct RankStepper::Impl {
   /// what load_gradients uploads.
   std::vector<std::vector<std::uint8_t>> grads;
   int refresh_interval = 1;
+  std::uint64_t last_operations = 0;
 };
 
 RankStepper::RankStepper(StepJob& job, const CasePlan& plan, std::uint64_t seed)
@@ -324,7 +325,13 @@ void RankStepper::load_gradients() {
   impl_->job.backend->synchronize();
 }
 
-void RankStepper::step() { impl_->executor->step(); }
+void RankStepper::step() {
+  const backend::OpCounts before = impl_->job.backend->op_counts();
+  impl_->executor->step();
+  impl_->last_operations = (impl_->job.backend->op_counts() - before).operations;
+}
+
+std::uint64_t RankStepper::last_step_operations() const { return impl_->last_operations; }
 
 StepRecord RankStepper::last_step() {
   const exec::StepTimes times = impl_->executor->last_step_times();
