@@ -2,8 +2,9 @@
 # SPDX-FileCopyrightText: Canzona Bench contributors
 # SPDX-License-Identifier: Apache-2.0
 #
-# The nightly GPU job: build Release for the GPU it finds, run the GPU tests with
-# CANZONA_REQUIRE_GPU=1, measure (canzona-bench run --preset nightly, the kernels suite), compare
+# The nightly GPU job: build Release for the GPU it finds, run ci/gpu-check.sh (the GPU tests
+# with CANZONA_REQUIRE_GPU=1 in dependency order, compute-sanitizer, cpu vs cuda steps, host
+# syncs inside a step), measure (canzona-bench run --preset nightly, the kernels suite), compare
 # each run against results/reference/<device-kind>/, and leave reports, tables and figures in an
 # artifacts folder. Exit 1 on a regression or a failed test.
 usage() {
@@ -11,7 +12,9 @@ usage() {
 usage: ci/nightly-gpu.sh [options]
 
 Builds Canzona Bench in Release for the GPU present (CMAKE_CUDA_ARCHITECTURES from nvidia-smi),
-runs the gpu / multi_gpu tests with CANZONA_REQUIRE_GPU=1, then measures:
+runs ci/gpu-check.sh first (the gpu tests with CANZONA_REQUIRE_GPU=1 lowest layer first, the
+same under compute-sanitizer, canzona-bench step cpu vs cuda, host syncs inside executor steps;
+report gpu-check.md) and the multi_gpu tests, then measures:
   nightly.json   canzona-bench run --preset nightly --backend cuda (every strategy on the shapes
                  that fit one node, >= 9 repetitions)
   kernels.json   canzona_bench_kernels with --benchmark_repetitions (every Qwen3 matrix shape)
@@ -26,7 +29,7 @@ options:
   --repetitions N        repetitions of the kernels suite (default: 9, the U test's minimum)
   --threshold PCT        compare's threshold (default: 5)
   --skip-build           use the existing build in BUILD_DIR
-  --skip-tests           do not run the GPU tests
+  --skip-tests           do not run ci/gpu-check.sh and the multi_gpu tests
   --compare-only FILE... compare existing run files (named <name>.json) against the references
                          and publish them; no GPU, no build, no measurement
   -h, --help             this text
@@ -40,7 +43,8 @@ environment:
 artifacts:
   <name>.json            the run            compare-<name>.md / .json   the gate's report
   table-<name>.md        the run's table    plots/                      figures of the runs
-  candidate-<name>.json  a run with no reference yet      tests.log, summary.md
+  candidate-<name>.json  a run with no reference yet      gpu-check/report.md, tests.log
+  summary.md
 
 exit codes: 0 no regression, 1 a regression (SLOWER / MISSING) or a failed test or benchmark,
 2 bad usage or a run that cannot be compared (wrong device kind, debug build)
@@ -141,13 +145,22 @@ else
   fi
   print_env
   if [ "${skip_tests}" -eq 0 ]; then
-    log "ctest -L 'gpu|multi_gpu' with CANZONA_REQUIRE_GPU=1"
-    if CANZONA_REQUIRE_GPU=1 ctest --test-dir "${BUILD_DIR}" --output-on-failure -L 'gpu|multi_gpu' \
-        > "${artifacts}/tests.log" 2>&1; then
-      note "GPU tests passed (tests.log)"
+    log "ci/gpu-check.sh"
+    if REPORT="${artifacts}/gpu-check/report.md" CANZONA_REQUIRE_GPU=1 \
+        "${CANZONA_ROOT}/ci/gpu-check.sh" --skip-build > "${artifacts}/gpu-check.log" 2>&1; then
+      note "GPU check passed (gpu-check/report.md)"
     else
       failures=$((failures + 1))
-      note "GPU tests FAILED (tests.log)"
+      note "GPU check FAILED (gpu-check/report.md)"
+      tail -n 30 "${artifacts}/gpu-check.log"
+    fi
+    log "ctest -L multi_gpu with CANZONA_REQUIRE_GPU=1"
+    if CANZONA_REQUIRE_GPU=1 ctest --test-dir "${BUILD_DIR}" --output-on-failure -L multi_gpu \
+        > "${artifacts}/tests.log" 2>&1; then
+      note "multi-GPU tests passed (tests.log)"
+    else
+      failures=$((failures + 1))
+      note "multi-GPU tests FAILED (tests.log)"
       tail -n 30 "${artifacts}/tests.log"
     fi
   fi

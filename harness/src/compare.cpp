@@ -187,10 +187,18 @@ std::string_view verdict_name(Verdict verdict) {
 
 bool is_deterministic_counter(const BenchmarkName& name, std::string_view counter) {
   // results/SCHEMA.md, "Counters": the column "deterministic".
-  static const std::set<std::string_view> kExact = {
-      "plan_imbalance", "imbalance_floor", "makespan_over_lower_bound",
-      "max_rank_gflop", "buckets",         "matrices_cut",
-      "params",         "state_mib",       "projected"};
+  static const std::set<std::string_view> kExact = {"plan_imbalance",
+                                                    "imbalance_floor",
+                                                    "makespan_over_lower_bound",
+                                                    "max_rank_gflop",
+                                                    "buckets",
+                                                    "matrices_cut",
+                                                    "params",
+                                                    "state_mib",
+                                                    "projected",
+                                                    "backend_ops",
+                                                    "backend_ops_refresh",
+                                                    "host_syncs"};
   if (counter.ends_with("_bytes") || counter.ends_with("_elems")) return true;
   if (kExact.count(counter) != 0) return true;
   // The planner's imbalance is the plan's; the optimizer step's is measured (max / mean of the

@@ -118,6 +118,8 @@ TEST(CompareEngineTest, DeterministicCountersAreBehaviourNotNoise) {
   EXPECT_TRUE(is_deterministic_counter(step, "plan_imbalance"));
   EXPECT_FALSE(is_deterministic_counter(step, "imbalance"));
   EXPECT_FALSE(is_deterministic_counter(step, "compute_ms"));
+  EXPECT_TRUE(is_deterministic_counter(step, "backend_ops"));
+  EXPECT_TRUE(is_deterministic_counter(step, "host_syncs"));
   EXPECT_TRUE(is_deterministic_counter(
       parse_benchmark_name("Planner/muon/canzona/qwen3-8b/gpus:8/dp:8/tp:1"), "imbalance"));
 }

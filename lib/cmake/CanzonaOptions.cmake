@@ -20,7 +20,10 @@ target_compile_options(canzona_options INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor>
   $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${CANZONA_WERROR}>>:-Werror>
   $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra --expt-relaxed-constexpr>
-  $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${CANZONA_WERROR}>>:-Werror=all-warnings>)
+  # Static gate of the device code: ptxas reports register spills and local-memory use (both
+  # mean slow kernels that only a profiler would otherwise reveal); CI makes them errors.
+  $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-warn-spills,-warn-lmem-usage>
+  $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${CANZONA_WERROR}>>:-Werror=all-warnings -Xptxas=-Werror>)
 
 # Sanitizers (ci/sanitize.sh): every target is instrumented, and undefined behaviour is fatal so
 # a test that triggers it fails instead of printing a warning nobody reads. With fuzzers, every

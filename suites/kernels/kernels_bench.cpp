@@ -123,11 +123,19 @@ void bm_optimizer_step(benchmark::State& state, const KernelCase& c) {
     // (Shampoo: t = 1, 1+k, …; SOAP: t % k == 0 with its update-free first call counted).
     auto is_refresh = [&] { return interval > 1 && matrix->steps() % interval == 0; };
     std::vector<double> hot, refresh;
+    // Backend operations of one step of each kind, counted in the Backend interface (the same
+    // numbers on every backend), without the timer's own synchronisations.
+    backend::OpCounts hot_ops, refresh_ops;
+    auto counted_step = [&](bool refreshing) {
+      const backend::OpCounts before = be.op_counts();
+      step();
+      (refreshing ? refresh_ops : hot_ops) = be.op_counts() - before;
+    };
     StepTimer timer(be);
     for (auto _ : state) {
       const bool refreshing = is_refresh();
       timer.start();
-      step();
+      counted_step(refreshing);
       const double seconds = timer.stop();
       state.SetIterationTime(seconds);
       (refreshing ? refresh : hot).push_back(seconds);
@@ -136,7 +144,7 @@ void bm_optimizer_step(benchmark::State& state, const KernelCase& c) {
     while (hot.empty() || (interval > 1 && refresh.empty())) {
       const bool refreshing = is_refresh();
       timer.start();
-      step();
+      counted_step(refreshing);
       (refreshing ? refresh : hot).push_back(timer.stop());
     }
     optim::check_finite_gradients(*optimizer, "random gradient");
@@ -161,6 +169,10 @@ void bm_optimizer_step(benchmark::State& state, const KernelCase& c) {
       state.counters["gemm_fraction"] = tflops / gemm;
     }
     state.counters["state_mib"] = static_cast<double>(cost.state_bytes) / (1 << 20);
+    state.counters["backend_ops"] = static_cast<double>(hot_ops.operations);
+    state.counters["backend_ops_refresh"] =
+        static_cast<double>(interval > 1 ? refresh_ops.operations : hot_ops.operations);
+    state.counters["host_syncs"] = static_cast<double>(hot_ops.synchronizations);
     state.SetLabel(c.shape.first_use);
   } catch (const Error& e) {
     state.SkipWithError(e.what());

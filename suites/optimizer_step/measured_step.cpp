@@ -158,6 +158,7 @@ void measured_step(benchmark::State& state, const StepCase& c, const SuiteOption
     // iteration holds one refresh and its time is the amortised step.
     const int window = cs.plan->facts().refresh_interval;
     Totals totals;
+    double operations = 0;  // this rank's backend operations over the measured steps
     for (auto _ : state) {
       if (first_call && world.rank() == options.fail_rank) {
         throw Error("failure injected by --canzona_inject_failure");
@@ -166,12 +167,15 @@ void measured_step(benchmark::State& state, const StepCase& c, const SuiteOption
       for (int i = 0; i < window; ++i) {
         const bool refresh = stepper.next_step_refreshes();
         const RankRecords ranks = RankRecords::gather(world, record_fields(one_step()));
+        operations += static_cast<double>(stepper.last_step_operations());
         seconds += spread(ranks.field(0)).max;
         add_step(totals, ranks, refresh);
       }
       state.SetIterationTime(seconds / window);
     }
     report(state, totals, cs.plan->facts());
+    const double per_step[] = {operations / std::max(1.0, static_cast<double>(totals.steps))};
+    state.counters["backend_ops"] = spread(RankRecords::gather(world, per_step).field(0)).max;
     const double allocated[] = {stepper.allocated_bytes()};
     state.counters["estimated_bytes"] = estimated_rank_bytes(*cs.plan);
     state.counters["allocated_bytes"] = spread(RankRecords::gather(world, allocated).field(0)).max;

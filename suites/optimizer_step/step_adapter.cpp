@@ -23,14 +23,8 @@
 #include <canzona/sim/projector.hpp>
 #include <canzona/sim/topology.hpp>
 
-#if CANZONA_WITH_NCCL
-#include <canzona/comm/nccl_communicator.hpp>
-#endif
-#if CANZONA_WITH_CUDA
+#include <canzona/comm/nccl_factory.hpp>
 #include <canzona/core/device.hpp>
-
-#include <cuda_runtime_api.h>
-#endif
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -251,7 +245,7 @@ StepJob::StepJob(const std::string& backend) : impl_(std::make_unique<Impl>()) {
   j.host = comm::MpiCommunicator::world();
   if (backend == "cuda") {
 #if CANZONA_WITH_NCCL
-    auto nccl = comm::NcclCommunicator::create(*j.host, "world", -1);
+    auto nccl = comm::make_nccl_communicator(*j.host, "world", -1);
     j.backend = backend::make_backend("cuda", nccl->device());
     j.device = std::move(nccl);
 #else
@@ -266,9 +260,7 @@ namespace {
 
 // NCCL communicators are torn down collectively (finalize); destroying one unfinalised aborts it.
 void finalize(std::unique_ptr<comm::Communicator>& c) {
-#if CANZONA_WITH_NCCL
-  if (auto* nccl = dynamic_cast<comm::NcclCommunicator*>(c.get())) nccl->finalize();
-#endif
+  if (c) c->finalize();
   c.reset();
 }
 
@@ -295,6 +287,7 @@ struct RankStepper::Impl {
   /// what load_gradients uploads.
   std::vector<std::vector<std::uint8_t>> grads;
   int refresh_interval = 1;
+  std::uint64_t last_operations = 0;
 };
 
 RankStepper::RankStepper(StepJob& job, const CasePlan& plan, std::uint64_t seed)
@@ -332,7 +325,13 @@ void RankStepper::load_gradients() {
   impl_->job.backend->synchronize();
 }
 
-void RankStepper::step() { impl_->executor->step(); }
+void RankStepper::step() {
+  const backend::OpCounts before = impl_->job.backend->op_counts();
+  impl_->executor->step();
+  impl_->last_operations = (impl_->job.backend->op_counts() - before).operations;
+}
+
+std::uint64_t RankStepper::last_step_operations() const { return impl_->last_operations; }
 
 StepRecord RankStepper::last_step() {
   const exec::StepTimes times = impl_->executor->last_step_times();
@@ -487,16 +486,7 @@ double estimated_rank_bytes(const CasePlan& plan) {
 }
 
 double device_memory_bytes(const std::string& backend) {
-#if CANZONA_WITH_CUDA
-  if (backend == "cuda" && cuda_device_count() > 0) {
-    cudaDeviceProp props{};
-    if (cudaGetDeviceProperties(&props, 0) == cudaSuccess) {
-      return static_cast<double>(props.totalGlobalMem);
-    }
-  }
-#else
-  (void)backend;
-#endif
+  if (backend == "cuda") return static_cast<double>(cuda_total_memory_bytes(0));
   return 0;
 }
 

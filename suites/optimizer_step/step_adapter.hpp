@@ -122,6 +122,9 @@ class RankStepper {
   void step();
   /// Times of the last step (may wait for the device).
   StepRecord last_step();
+  /// Backend operations (kernel launches, library calls, copies on a GPU) the last step
+  /// enqueued on this rank; the same count on every backend.
+  std::uint64_t last_step_operations() const;
   /// Whether the next step refreshes the preconditioners (Shampoo, SOAP).
   bool next_step_refreshes() const;
   /// Backend bytes this rank's executor allocated (buffers, staging, states, workspaces).

@@ -6,7 +6,8 @@
 
 #include <canzona/backend/cpu_backend.hpp>
 #include <canzona/core/error.hpp>
-#include "bf16.hpp"
+#include "elementwise_ops.hpp"
+#include "run_ops.hpp"
 
 #include <fmt/format.h>
 
@@ -35,7 +36,7 @@ int to_int(std::int64_t value, const char* what) {
   return static_cast<int>(value);
 }
 
-Buffer CpuBackend::allocate(std::size_t bytes) {
+Buffer CpuBackend::do_allocate(std::size_t bytes) {
   // aligned_alloc wants a multiple of the alignment; a zero-byte request still gets a distinct
   // non-null block so every Buffer from here owns something to release.
   const std::size_t rounded =
@@ -50,25 +51,26 @@ Buffer CpuBackend::allocate(std::size_t bytes) {
 
 void CpuBackend::release(void* data) noexcept { std::free(data); }
 
-void CpuBackend::upload(void* dst, const void* host, std::size_t bytes) {
+void CpuBackend::do_upload(void* dst, const void* host, std::size_t bytes) {
   if (bytes != 0) std::memcpy(dst, host, bytes);
 }
 
-void CpuBackend::download(void* host, const void* src, std::size_t bytes) {
+void CpuBackend::do_download(void* host, const void* src, std::size_t bytes) {
   if (bytes != 0) std::memcpy(host, src, bytes);
 }
 
-void CpuBackend::fill_zero(void* dst, std::size_t bytes) {
+void CpuBackend::do_fill_zero(void* dst, std::size_t bytes) {
   if (bytes != 0) std::memset(dst, 0, bytes);
 }
 
-void CpuBackend::copy(void* dst, const void* src, std::size_t bytes) {
+void CpuBackend::do_copy(Items<void> dst, Items<const void> src, std::size_t bytes) {
   // memmove: costs nothing extra and makes an overlapping copy well defined.
-  if (bytes != 0) std::memmove(dst, src, bytes);
+  if (bytes == 0) return;
+  for (std::int64_t i = 0; i < dst.count(); ++i) std::memmove(dst[i], src[i], bytes);
 }
 
-void CpuBackend::copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-                         std::size_t width, std::size_t rows) {
+void CpuBackend::do_copy_2d(void* dst, std::size_t dst_pitch, const void* src,
+                            std::size_t src_pitch, std::size_t width, std::size_t rows) {
   check_copy_2d(name(), dst_pitch, src_pitch, width);
   if (width == 0 || rows == 0) return;
   auto* out = static_cast<char*>(dst);
@@ -78,23 +80,21 @@ void CpuBackend::copy_2d(void* dst, std::size_t dst_pitch, const void* src, std:
   }
 }
 
-void CpuBackend::convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
-                         std::int64_t n) {
+void CpuBackend::do_convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
+                            std::int64_t n) {
   check_count(n, "convert n");
   if (dst_type == src_type) {
-    copy(dst, src, static_cast<std::size_t>(n) * element_size(dst_type));
+    do_copy(dst, src, static_cast<std::size_t>(n) * element_size(dst_type));
     return;
   }
   if (src_type == ElementType::kFloat32 && dst_type == ElementType::kBFloat16) {
-    const auto* in = static_cast<const float*>(src);
-    auto* out = static_cast<std::uint16_t*>(dst);
-    for (std::int64_t i = 0; i < n; ++i) out[i] = float_to_bf16(in[i]);
+    for_each(n, ops::Convert<ops::bf16_bits, float>{static_cast<ops::bf16_bits*>(dst),
+                                                    static_cast<const float*>(src)});
     return;
   }
   if (src_type == ElementType::kBFloat16 && dst_type == ElementType::kFloat32) {
-    const auto* in = static_cast<const std::uint16_t*>(src);
-    auto* out = static_cast<float*>(dst);
-    for (std::int64_t i = 0; i < n; ++i) out[i] = bf16_to_float(in[i]);
+    for_each(n, ops::Convert<float, ops::bf16_bits>{static_cast<float*>(dst),
+                                                    static_cast<const ops::bf16_bits*>(src)});
     return;
   }
   throw Error(fmt::format("cpu backend: convert from element type {} to {} is not supported",

@@ -41,63 +41,66 @@ class CpuBackend : public Backend {
 
   std::string_view name() const override { return "cpu"; }
 
-  Buffer allocate(std::size_t bytes) override;
-  void upload(void* dst, const void* host, std::size_t bytes) override;
-  void download(void* host, const void* src, std::size_t bytes) override;
-  void synchronize() override {}
-
-  void fill_zero(void* dst, std::size_t bytes) override;
-  void copy(void* dst, const void* src, std::size_t bytes) override;
-  void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-               std::size_t width, std::size_t rows) override;
-  void convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
-               std::int64_t n) override;
-
-  void gemm(const GemmArgs& args) override;
-  void eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* workspace) override;
-  std::size_t eigh_workspace_bytes(std::int64_t n, std::int64_t count) override;
-  void orthonormalize(std::int64_t m, std::int64_t n, float* a, void* workspace) override;
-  std::size_t orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) override;
-
-  void sum_squares(const void* x, ElementType type, std::int64_t n, std::int64_t count,
-                   float* out) override;
-  void count_nonfinite(const float* x, std::int64_t n, int* counter) override;
-  void column_dots(const float* a, const float* b, std::int64_t n, float* out) override;
-
-  void muon_momentum(float* buf, const float* g, void* out, ElementType out_type, std::int64_t n,
-                     float mu, bool nesterov) override;
-  void normalize(void* x, ElementType type, std::int64_t n, std::int64_t count, const float* sumsq,
-                 float eps) override;
-  void normalize_rms(float* x, std::int64_t n, const float* sumsq, float eps) override;
-  void axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
-             float beta) override;
-  void ema(float* m, const float* g, std::int64_t n, float beta) override;
-  void ema_square(float* v, const float* g, std::int64_t n, float beta) override;
-  void adam_direction(const float* m, const float* v, float* out, std::int64_t n, float bias1,
-                      float bias2, float eps) override;
-  void divide_sqrt_eps(const float* x, const float* v, float* out, std::int64_t n,
-                       float eps) override;
-  void apply_update(float* p, const void* u, ElementType u_type, std::int64_t n, std::int64_t count,
-                    float lr, float wd, float scale, DecayOrder order, const float* ratio_num,
-                    const float* ratio_den) override;
-  void adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n, float lr,
-                  float beta1, float beta2, float eps, float wd, float bias1, float bias2) override;
-
-  void add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) override;
-  void scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
-                         std::int64_t count, float eps, float exponent) override;
-  void reverse_columns(float* a, std::int64_t n, std::int64_t count) override;
-  void argsort_descending(const float* values, std::int64_t n, int* perm) override;
-  void permute_columns(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                       float* out) override;
-  void permute_rows(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                    float* out) override;
-
   /// Bytes held by the grow-only scratch (lets tests check that warm calls don't grow it).
   std::size_t scratch_bytes() const noexcept { return scratch_.bytes(); }
 
  protected:
   void release(void* data) noexcept override;
+
+  Buffer do_allocate(std::size_t bytes) override;
+  void do_upload(void* dst, const void* host, std::size_t bytes) override;
+  void do_download(void* host, const void* src, std::size_t bytes) override;
+  void do_synchronize() override {}
+
+  void do_fill_zero(void* dst, std::size_t bytes) override;
+  void do_copy(Items<void> dst, Items<const void> src, std::size_t bytes) override;
+  void do_copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                  std::size_t width, std::size_t rows) override;
+  void do_convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
+                  std::int64_t n) override;
+
+  void do_gemm(const GemmArgs& args) override;
+  void do_eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* workspace) override;
+  std::size_t do_eigh_workspace_bytes(std::int64_t n, std::int64_t count) override;
+  void do_orthonormalize(std::int64_t m, std::int64_t n, float* a, void* workspace) override;
+  std::size_t do_orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) override;
+
+  void do_sum_squares(const void* x, ElementType type, std::int64_t n, std::int64_t count,
+                      float* out) override;
+  void do_count_nonfinite(Items<const float> x, std::int64_t n, int* counter) override;
+  void do_column_dots(const float* a, const float* b, std::int64_t n, float* out) override;
+
+  void do_muon_momentum(Items<float> buf, Items<const float> g, Items<void> out,
+                        ElementType out_type, std::int64_t n, float mu, bool nesterov) override;
+  void do_normalize(void* x, ElementType type, std::int64_t n, std::int64_t count,
+                    const float* sumsq, float eps) override;
+  void do_normalize_rms(Items<float> x, std::int64_t n, const float* sumsq, float eps) override;
+  void do_axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
+                float beta) override;
+  void do_ema(Items<float> m, Items<const float> g, std::int64_t n, float beta) override;
+  void do_ema_square(Items<float> v, Items<const float> g, std::int64_t n, float beta) override;
+  void do_adam_direction(Items<const float> m, Items<const float> v, Items<float> out,
+                         std::int64_t n, float bias1, float bias2, float eps) override;
+  void do_divide_sqrt_eps(Items<const float> x, Items<const float> v, Items<float> out,
+                          std::int64_t n, float eps) override;
+  void do_apply_update(Items<float> p, Items<const void> u, ElementType u_type, std::int64_t n,
+                       float lr, float wd, float scale, DecayOrder order, const float* ratio_num,
+                       const float* ratio_den) override;
+  void do_adamw_step(Items<float> p, Items<const float> g, Items<float> m, Items<float> v,
+                     std::int64_t n, float lr, float beta1, float beta2, float eps, float wd,
+                     float bias1, float bias2) override;
+
+  void do_add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) override;
+  void do_scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
+                            std::int64_t count, float eps, float exponent) override;
+  void do_reverse_columns(float* a, std::int64_t n, std::int64_t count) override;
+  void do_argsort_descending(const float* values, std::int64_t n, int* perm,
+                             void* workspace) override;
+  std::size_t do_argsort_workspace_bytes(std::int64_t n) override;
+  void do_permute_columns(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
+                          float* out) override;
+  void do_permute_rows(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
+                       float* out) override;
 
  private:
   Scratch scratch_;

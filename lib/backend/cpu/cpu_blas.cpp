@@ -6,7 +6,7 @@
 #include "cpu_backend.hpp"
 
 #include <canzona/core/error.hpp>
-#include "bf16.hpp"
+#include "numerics.hpp"
 
 #include <cblas.h>
 #include <fmt/format.h>
@@ -40,13 +40,13 @@ void widen(const std::uint16_t* src, std::int64_t ld, Shape shape, float* dst) {
   for (std::int64_t r = 0; r < shape.rows; ++r) {
     const std::uint16_t* in = src + r * ld;
     float* out = dst + r * shape.cols;
-    for (std::int64_t c = 0; c < shape.cols; ++c) out[c] = bf16_to_float(in[c]);
+    for (std::int64_t c = 0; c < shape.cols; ++c) out[c] = ops::bf16_to_float(in[c]);
   }
 }
 
 }  // namespace
 
-void CpuBackend::gemm(const GemmArgs& args) {
+void CpuBackend::do_gemm(const GemmArgs& args) {
   const int m = to_int(args.m, "gemm m");
   const int n = to_int(args.n, "gemm n");
   const int k = to_int(args.k, "gemm k");
@@ -111,7 +111,7 @@ void CpuBackend::gemm(const GemmArgs& args) {
                 a_ptr, lda, b_ptr, ldb, args.beta, c_wide, n);
     for (std::int64_t r = 0; r < args.m; ++r) {
       for (std::int64_t c = 0; c < args.n; ++c) {
-        c_bits[r * args.ldc + c] = float_to_bf16(c_wide[r * args.n + c]);
+        c_bits[r * args.ldc + c] = ops::float_to_bf16(c_wide[r * args.n + c]);
       }
     }
   }

@@ -5,8 +5,10 @@
 // workspace queries. Only the column-major *_work entry points are used: the high-level LAPACKE
 // wrappers, and the row-major layout of the *_work ones, allocate inside the call.
 #include "cpu_backend.hpp"
+#include "run_ops.hpp"
 
 #include <canzona/core/error.hpp>
+#include "elementwise_ops.hpp"
 
 #include <fmt/format.h>
 #include <lapacke.h>
@@ -83,7 +85,7 @@ std::size_t float_bytes(std::int64_t count) {
 
 }  // namespace
 
-std::size_t CpuBackend::eigh_workspace_bytes(std::int64_t n, std::int64_t count) {
+std::size_t CpuBackend::do_eigh_workspace_bytes(std::int64_t n, std::int64_t count) {
   check_count(count, "eigh count");
   const int size = to_int(n, "eigh n");
   if (size == 0) return 0;
@@ -92,7 +94,7 @@ std::size_t CpuBackend::eigh_workspace_bytes(std::int64_t n, std::int64_t count)
   return float_bytes(sizes.lwork) + static_cast<std::size_t>(sizes.liwork) * sizeof(lapack_int);
 }
 
-void CpuBackend::eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* workspace) {
+void CpuBackend::do_eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* workspace) {
   const int size = to_int(n, "eigh n");
   check_count(count, "eigh count");
   if (size == 0 || count == 0) return;
@@ -118,7 +120,7 @@ void CpuBackend::eigh(std::int64_t n, std::int64_t count, float* a, float* w, vo
   }
 }
 
-std::size_t CpuBackend::orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) {
+std::size_t CpuBackend::do_orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) {
   const int rows = to_int(m, "orthonormalize m");
   const int cols = to_int(n, "orthonormalize n");
   if (cols > rows) {
@@ -129,7 +131,7 @@ std::size_t CpuBackend::orthonormalize_workspace_bytes(std::int64_t m, std::int6
   return float_bytes(2 * n + query_qr(rows, cols));
 }
 
-void CpuBackend::orthonormalize(std::int64_t m, std::int64_t n, float* a, void* workspace) {
+void CpuBackend::do_orthonormalize(std::int64_t m, std::int64_t n, float* a, void* workspace) {
   const int rows = to_int(m, "orthonormalize m");
   const int cols = to_int(n, "orthonormalize n");
   if (cols > rows) {
@@ -156,12 +158,7 @@ void CpuBackend::orthonormalize(std::int64_t m, std::int64_t n, float* a, void* 
   }
   // Householder QR fixes column signs only up to ±1; flipping column j of Q together with row j
   // of R makes diag(R) ≥ 0, the unique factorisation for full-rank input.
-  for (std::int64_t r = 0; r < m; ++r) {
-    float* row = a + r * n;
-    for (std::int64_t j = 0; j < n; ++j) {
-      if (diag[j] < 0.0f) row[j] = -row[j];
-    }
-  }
+  for_each_row(m, n, ops::FlipColumnsBySign{a, n, diag});
 }
 
 }  // namespace canzona::backend::cpu

@@ -34,7 +34,7 @@ int to_int(std::int64_t value, const char* what) {
 
 }  // namespace
 
-void CudaBackend::gemm(const GemmArgs& args) {
+void CudaBackend::do_gemm(const GemmArgs& args) {
   if (args.m == 0 || args.n == 0 || args.batch == 0) {
     return;
   }

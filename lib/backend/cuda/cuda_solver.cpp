@@ -1,17 +1,20 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// CudaBackend::eigh and ::orthonormalize on cuSOLVER: workspace carving, the column-major ↔
-// row-major glue, and device-side collection of the solvers' info values (no host sync).
+// CudaBackend::eigh and ::orthonormalize on cuSOLVER and cuBLAS: one batched eigensolver for
+// every shape and batch size (cusolverDnXsyevBatched), cuBLAS geam for the column-major ↔
+// row-major transposes, cublasScopy for diag(R), workspace sizes queried once per shape, and the
+// solvers' info values folded into the backend's failure counter on the device (read at the next
+// synchronisation, see CudaBackend::do_synchronize).
 #include "cuda_backend.hpp"
-
-#include "kernels.hpp"
 
 #include <canzona/core/error.hpp>
 #include <canzona/cuda/check.hpp>
 #include <canzona/cuda/device_guard.hpp>
 
+#include <cublas_v2.h>
 #include <cusolverDn.h>
+#include <library_types.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -28,7 +31,7 @@ std::size_t align_up(std::size_t bytes) { return (bytes + kAlign - 1) / kAlign *
 
 int to_int(std::int64_t value, const char* what) {
   CANZONA_CHECK(value >= 0 && value <= std::numeric_limits<int>::max(),
-                std::string(what) + " must fit in int for cuSOLVER");
+                std::string(what) + " must fit in int for cuSOLVER / cuBLAS");
   return static_cast<int>(value);
 }
 
@@ -56,121 +59,131 @@ constexpr cublasFillMode_t kUplo = CUBLAS_FILL_MODE_LOWER;
 }  // namespace
 
 // ---- eigh -----------------------------------------------------------------------------------
-// Workspace: [count info ints][lwork floats], each 256-byte aligned.
+// Workspace: [count info ints][count·n² floats: the solver's copy][device workspace], each
+// 256-byte aligned. The solver works on the copy so that its column-major eigenvectors can be
+// transposed into `a` out of place.
 
-std::size_t CudaBackend::eigh_workspace_bytes(std::int64_t n, std::int64_t count) {
-  if (n <= 0 || count <= 0) {
-    return 0;
+const CudaBackend::EighSizes& CudaBackend::eigh_sizes(std::int64_t n, std::int64_t count) {
+  for (const EighSizes& s : eigh_sizes_) {
+    if (s.n == n && s.count == count) return s;
   }
-  const int ni = to_int(n, "eigh: n");
-  const cuda::DeviceGuard guard(device_);
-  int lwork = 0;
-  // The *_bufferSize queries only read shapes; matrix pointers may be null.
-  if (use_batched_eigh(n, count)) {
-    CANZONA_CUSOLVER_CHECK(cusolverDnSsyevjBatched_bufferSize(
-        res_->solver.get(), kJobz, kUplo, ni, nullptr, ni, nullptr, &lwork,
-        res_->solver.syevj_params(), to_int(count, "eigh: count")));
-  } else {
-    CANZONA_CUSOLVER_CHECK(cusolverDnSsyevd_bufferSize(res_->solver.get(), kJobz, kUplo, ni,
-                                                       nullptr, ni, nullptr, &lwork));
+  // First use of this shape: query once (outside the timed step when the optimizer reserved
+  // its workspace, which calls eigh_workspace_bytes).
+  EighSizes sizes{n, count, 0, 0};
+  CANZONA_CUSOLVER_CHECK(cusolverDnXsyevBatched_bufferSize(
+      res_->solver.get(), res_->solver.params(), kJobz, kUplo, n, CUDA_R_32F, nullptr, n,
+      CUDA_R_32F, nullptr, CUDA_R_32F, &sizes.device_bytes, &sizes.host_bytes, count));
+  if (eigh_host_workspace_.size() < sizes.host_bytes) {
+    eigh_host_workspace_.resize(sizes.host_bytes);
   }
-  return align_up(static_cast<std::size_t>(count) * sizeof(int)) +
-         static_cast<std::size_t>(lwork) * sizeof(float);
+  eigh_sizes_.push_back(sizes);
+  return eigh_sizes_.back();
 }
 
-void CudaBackend::eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* workspace) {
-  if (n <= 0 || count <= 0) {
-    return;
-  }
+std::size_t CudaBackend::do_eigh_workspace_bytes(std::int64_t n, std::int64_t count) {
+  if (n <= 0 || count <= 0) return 0;
+  const cuda::DeviceGuard guard(device_);
+  const EighSizes& sizes = eigh_sizes(n, count);
+  const auto items = static_cast<std::size_t>(count);
+  return align_up(items * sizeof(int)) +
+         align_up(items * static_cast<std::size_t>(n * n) * sizeof(float)) + sizes.device_bytes;
+}
+
+void CudaBackend::do_eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* workspace) {
+  if (n <= 0 || count <= 0) return;
   const int ni = to_int(n, "eigh: n");
   const cuda::DeviceGuard guard(device_);
-  cusolverDnHandle_t handle = res_->solver.get();
+  const EighSizes sizes = eigh_sizes(n, count);
+  const auto items = static_cast<std::size_t>(count);
+  const auto per_item = static_cast<std::size_t>(n * n);
   Carver carve(workspace);
-  int* info = carve.take<int>(static_cast<std::size_t>(count));
-  float* work = carve.take<float>(0);
-  int lwork = 0;
-  if (use_batched_eigh(n, count)) {
-    // Many tiny matrices: one Jacobi launch for the whole batch (eigenvalues sorted ascending,
-    // configured at construction) instead of `count` syevd calls.
-    const int batch = to_int(count, "eigh: count");
-    CANZONA_CUSOLVER_CHECK(cusolverDnSsyevjBatched_bufferSize(
-        handle, kJobz, kUplo, ni, a, ni, w, &lwork, res_->solver.syevj_params(), batch));
-    CANZONA_CUSOLVER_CHECK(cusolverDnSsyevjBatched(handle, kJobz, kUplo, ni, a, ni, w, work, lwork,
-                                                   info, res_->solver.syevj_params(), batch));
-  } else {
-    // syevd returns eigenvalues in ascending order.
-    CANZONA_CUSOLVER_CHECK(cusolverDnSsyevd_bufferSize(handle, kJobz, kUplo, ni, a, ni, w, &lwork));
-    const std::int64_t per_item = n * n;
-    for (std::int64_t i = 0; i < count; ++i) {
-      CANZONA_CUSOLVER_CHECK(cusolverDnSsyevd(handle, kJobz, kUplo, ni, a + i * per_item, ni,
-                                              w + i * n, work, lwork, info + i));
-    }
+  int* info = carve.take<int>(items);
+  float* v = carve.take<float>(items * per_item);
+  void* work = carve.take<std::byte>(0);
+  CANZONA_CUDA_CHECK(
+      cudaMemcpyAsync(v, a, items * per_item * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
+  // One algorithm for every n and batch size, so a matrix's eigenvectors do not depend on how
+  // many same-shape matrices share its batch. Eigenvalues come back in ascending order.
+  CANZONA_CUSOLVER_CHECK(
+      cusolverDnXsyevBatched(res_->solver.get(), res_->solver.params(), kJobz, kUplo, n, CUDA_R_32F,
+                             v, n, CUDA_R_32F, w, CUDA_R_32F, work, sizes.device_bytes,
+                             eigh_host_workspace_.data(), sizes.host_bytes, info, count));
+  // cuSOLVER writes eigenvector j as column j of a COLUMN-major matrix, i.e. as row j read
+  // row-major; the interface promises columns, so each item is transposed into `a` (geam with
+  // op(A) = Aᵀ; B aliases C with op(B) = B, cuBLAS' in-place form, scaled by zero).
+  const float one = 1.0f;
+  const float zero = 0.0f;
+  for (std::size_t i = 0; i < items; ++i) {
+    float* out = a + i * per_item;
+    CANZONA_CUBLAS_CHECK(cublasSgeam(res_->blas.get(), CUBLAS_OP_T, CUBLAS_OP_N, ni, ni, &one,
+                                     v + i * per_item, ni, &zero, out, ni, out, ni));
   }
-  // A symmetric row-major matrix is its own transpose, so cuSOLVER read it correctly; but it
-  // writes eigenvector j as column j of a COLUMN-major matrix, i.e. as row j when read
-  // row-major. The interface wants eigenvectors as row-major columns: transpose in place.
-  detail::launch_transpose_square(a, n, count, res_->stream);
-  detail::launch_accumulate_solver_info(info, count, res_->solver_status.data(), res_->stream);
+  count_solver_failures(info, count);
 }
 
 // ---- orthonormalize -------------------------------------------------------------------------
 // Workspace: [m·n floats: column-major copy][n tau][n diag(R)][2 info ints][lwork floats].
 
-std::size_t CudaBackend::orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) {
-  if (m <= 0 || n <= 0) {
-    return 0;
+const CudaBackend::QrSizes& CudaBackend::qr_sizes(std::int64_t m, std::int64_t n) {
+  for (const QrSizes& s : qr_sizes_) {
+    if (s.m == m && s.n == n) return s;
   }
-  CANZONA_CHECK(m >= n, "orthonormalize needs m >= n");
   const int mi = to_int(m, "orthonormalize: m");
   const int ni = to_int(n, "orthonormalize: n");
-  const cuda::DeviceGuard guard(device_);
   int lwork_geqrf = 0;
   int lwork_orgqr = 0;
   CANZONA_CUSOLVER_CHECK(
       cusolverDnSgeqrf_bufferSize(res_->solver.get(), mi, ni, nullptr, mi, &lwork_geqrf));
   CANZONA_CUSOLVER_CHECK(cusolverDnSorgqr_bufferSize(res_->solver.get(), mi, ni, ni, nullptr, mi,
                                                      nullptr, &lwork_orgqr));
-  const std::size_t lwork = static_cast<std::size_t>(std::max(lwork_geqrf, lwork_orgqr));
-  const std::size_t un = static_cast<std::size_t>(n);
-  return align_up(static_cast<std::size_t>(m) * un * sizeof(float)) +
-         2 * align_up(un * sizeof(float)) + align_up(2 * sizeof(int)) + lwork * sizeof(float);
+  qr_sizes_.push_back(QrSizes{m, n, std::max(lwork_geqrf, lwork_orgqr)});
+  return qr_sizes_.back();
 }
 
-void CudaBackend::orthonormalize(std::int64_t m, std::int64_t n, float* a, void* workspace) {
-  if (m <= 0 || n <= 0) {
-    return;
-  }
+std::size_t CudaBackend::do_orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) {
+  if (m <= 0 || n <= 0) return 0;
+  CANZONA_CHECK(m >= n, "orthonormalize needs m >= n");
+  const cuda::DeviceGuard guard(device_);
+  const QrSizes& sizes = qr_sizes(m, n);
+  const auto un = static_cast<std::size_t>(n);
+  return align_up(static_cast<std::size_t>(m) * un * sizeof(float)) +
+         2 * align_up(un * sizeof(float)) + align_up(2 * sizeof(int)) +
+         static_cast<std::size_t>(sizes.lwork) * sizeof(float);
+}
+
+void CudaBackend::do_orthonormalize(std::int64_t m, std::int64_t n, float* a, void* workspace) {
+  if (m <= 0 || n <= 0) return;
   CANZONA_CHECK(m >= n, "orthonormalize needs m >= n");
   const int mi = to_int(m, "orthonormalize: m");
   const int ni = to_int(n, "orthonormalize: n");
   const cuda::DeviceGuard guard(device_);
-  cusolverDnHandle_t handle = res_->solver.get();
-  cudaStream_t stream = res_->stream.get();
+  const int lwork = qr_sizes(m, n).lwork;
+  cusolverDnHandle_t solver = res_->solver.get();
+  cublasHandle_t blas = res_->blas.get();
   Carver carve(workspace);
   float* qr = carve.take<float>(static_cast<std::size_t>(m * n));
   float* tau = carve.take<float>(static_cast<std::size_t>(n));
   float* diag = carve.take<float>(static_cast<std::size_t>(n));
   int* info = carve.take<int>(2);
   float* work = carve.take<float>(0);
-  int lwork_geqrf = 0;
-  int lwork_orgqr = 0;
-  CANZONA_CUSOLVER_CHECK(cusolverDnSgeqrf_bufferSize(handle, mi, ni, qr, mi, &lwork_geqrf));
-  CANZONA_CUSOLVER_CHECK(
-      cusolverDnSorgqr_bufferSize(handle, mi, ni, ni, qr, mi, tau, &lwork_orgqr));
-  const int lwork = std::max(lwork_geqrf, lwork_orgqr);
+  const float one = 1.0f;
+  const float zero = 0.0f;
 
-  // Row-major m×n `a` read column-major is its n×m transpose; QR needs the m×n matrix itself
-  // in column-major order, which is aᵀ written row-major: an out-of-place transpose.
-  detail::launch_transpose(a, m, n, nullptr, qr, stream);
-  CANZONA_CUSOLVER_CHECK(cusolverDnSgeqrf(handle, mi, ni, qr, mi, tau, work, lwork, info));
-  // orgqr overwrites R, so keep its diagonal: its signs decide the column flips below.
-  detail::launch_copy_diagonal(qr, m, n, diag, stream);
-  CANZONA_CUSOLVER_CHECK(cusolverDnSorgqr(handle, mi, ni, ni, qr, mi, tau, work, lwork, info + 1));
-  // Back to row-major, negating column j of Q where R_jj < 0: Q·S and S·R with S = diag(±1)
-  // give the same product and a nonnegative diagonal, the unique QR of a full-rank matrix.
-  // Column j of the column-major Q is row j of `qr` read row-major (n×m), hence row signs.
-  detail::launch_transpose(qr, n, m, diag, a, stream);
-  detail::launch_accumulate_solver_info(info, 2, res_->solver_status.data(), stream);
+  // The row-major m×n `a` read column-major is its n×m transpose (ld n); QR needs the m×n matrix
+  // itself column-major: qr = (that view)ᵀ. B = the same view with op(B) = Bᵀ, scaled by zero.
+  CANZONA_CUBLAS_CHECK(
+      cublasSgeam(blas, CUBLAS_OP_T, CUBLAS_OP_T, mi, ni, &one, a, ni, &zero, a, ni, qr, mi));
+  CANZONA_CUSOLVER_CHECK(cusolverDnSgeqrf(solver, mi, ni, qr, mi, tau, work, lwork, info));
+  // orgqr overwrites R, so keep its diagonal (stride m + 1): its signs decide the flips below.
+  CANZONA_CUBLAS_CHECK(cublasScopy(blas, ni, qr, mi + 1, diag, 1));
+  CANZONA_CUSOLVER_CHECK(cusolverDnSorgqr(solver, mi, ni, ni, qr, mi, tau, work, lwork, info + 1));
+  // Back to row-major: the column-major n×m view of `a` is Qᵀ (B aliases C, op(B) = B, zero).
+  CANZONA_CUBLAS_CHECK(
+      cublasSgeam(blas, CUBLAS_OP_T, CUBLAS_OP_N, ni, mi, &one, qr, mi, &zero, a, ni, a, ni));
+  // Q·S and S·R with S = diag(sign(R_jj)) give the same product and a nonnegative diagonal, the
+  // unique QR of a full-rank matrix (the shared rule the cpu backend applies too).
+  flip_columns_by_sign(a, m, n, diag);
+  count_solver_failures(info, 2);
 }
 
 }  // namespace canzona::backend

@@ -20,12 +20,12 @@ void check_copy_2d(std::string_view backend, std::size_t dst_pitch, std::size_t 
   }
 }
 
-void Backend::copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-                      std::size_t width, std::size_t rows) {
+void Backend::do_copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                         std::size_t width, std::size_t rows) {
   check_copy_2d(name(), dst_pitch, src_pitch, width);
   auto* out = static_cast<char*>(dst);
   const auto* in = static_cast<const char*>(src);
-  for (std::size_t r = 0; r < rows; ++r) copy(out + r * dst_pitch, in + r * src_pitch, width);
+  for (std::size_t r = 0; r < rows; ++r) do_copy(out + r * dst_pitch, in + r * src_pitch, width);
 }
 
 }  // namespace canzona::backend

@@ -40,7 +40,9 @@ std::vector<NcclComm> NcclComm::init_all(std::span<const int> devices) {
   return comms;
 }
 
-NcclComm::~NcclComm() { abort(); }
+NcclComm::~NcclComm() {
+  if (comm_ != nullptr) abort("destroyed without finalize()");
+}
 
 NcclComm::NcclComm(NcclComm&& other) noexcept
     : comm_(std::exchange(other.comm_, nullptr)),
@@ -50,7 +52,7 @@ NcclComm::NcclComm(NcclComm&& other) noexcept
 
 NcclComm& NcclComm::operator=(NcclComm&& other) noexcept {
   if (this != &other) {
-    abort();
+    if (comm_ != nullptr) abort("replaced without finalize()");
     comm_ = std::exchange(other.comm_, nullptr);
     device_ = std::exchange(other.device_, -1);
     rank_ = std::exchange(other.rank_, 0);
@@ -87,25 +89,23 @@ void NcclComm::finalize() {
   comm_ = nullptr;
 }
 
-void NcclComm::check_async_error() const {
-  if (comm_ == nullptr) {
-    return;
-  }
+ncclResult_t NcclComm::async_error() const noexcept {
+  if (comm_ == nullptr) return ncclSuccess;
   ncclResult_t async = ncclSuccess;
-  CANZONA_NCCL_CHECK(ncclCommGetAsyncError(comm_, &async), comm_);
-  CANZONA_NCCL_CHECK(async, comm_);
+  const ncclResult_t query = ncclCommGetAsyncError(comm_, &async);
+  return query != ncclSuccess ? query : async;
 }
 
-void NcclComm::abort() noexcept {
+void NcclComm::abort(const char* why) noexcept {
   if (comm_ == nullptr) {
     return;
   }
-  // Reached only without finalize(): an exception unwound past it or a peer failed. Destroying
-  // could block on peers that never come, so abort, which is local.
-  std::fprintf(stderr,
-               "canzona: warning: NCCL communicator (rank %d of %d, device %d) destroyed without "
-               "finalize(); aborting it\n",
-               rank_, size_, device_);
+  if (why != nullptr) {
+    std::fprintf(stderr,
+                 "canzona: warning: NCCL communicator (rank %d of %d, device %d) %s; aborting it\n",
+                 rank_, size_, device_, why);
+  }
+  // Abort is local and does not wait for peers, which may be gone.
   int previous = -1;
   const bool switched = cudaGetDevice(&previous) == cudaSuccess && previous != device_ &&
                         cudaSetDevice(device_) == cudaSuccess;

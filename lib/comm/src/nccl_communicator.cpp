@@ -1,23 +1,27 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// NCCL backend: collectives enqueued on the communicator's stream; uneven reduce-scatter and
-// all-gather as grouped rooted collectives (Canzona's RS-v / AG-v).
+// NCCL backend: each collective walks its schedule (nccl_schedule.hpp) on the communicator's
+// stream; completion and failures are observed without ever blocking in CUDA, and a failure
+// aborts the NCCL communicator before anything is freed or thrown.
 #include "canzona/comm/nccl_communicator.hpp"
 
 #include "canzona/comm/nccl_check.hpp"
 
-#include <canzona/core/device.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/cuda/check.hpp>
 #include <canzona/cuda/device_guard.hpp>
+#include <canzona/cuda/devices.hpp>
 
 #include <fmt/format.h>
 
-#include <algorithm>
+#include <chrono>
 #include <cstddef>
-#include <functional>
+#include <memory>
+#include <optional>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #if CANZONA_WITH_MPI
 #include "canzona/comm/mpi_communicator.hpp"
@@ -27,36 +31,96 @@
 namespace canzona::comm {
 namespace {
 
-// Completion = a sync-only event recorded after the enqueue; waiting never touches the stream,
-// so other work may keep flowing into it.
-class NcclRequestState final : public RequestState {
+/// Sleeps between polls: a few yields first (a collective that is almost done), then short
+/// sleeps, so a waiting rank costs little CPU and still notices completion within ~50 µs.
+class Backoff {
  public:
-  NcclRequestState(cuda::Event event, ncclComm_t comm, int device)
-      : event_(std::move(event)), comm_(comm), device_(device) {}
-
-  void wait() override {
-    event_.synchronize();
-    check_async();
-  }
-  bool test() override {
-    if (!event_.query()) {
-      return false;
+  void pause() {
+    if (++polls_ < 64) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
-    check_async();
-    return true;
   }
-  const cuda::Event& event() const noexcept { return event_; }
 
  private:
-  void check_async() const {
-    ncclResult_t async = ncclSuccess;
-    CANZONA_NCCL_CHECK(ncclCommGetAsyncError(comm_, &async), comm_);
-    CANZONA_NCCL_CHECK(async, comm_);
+  int polls_ = 0;
+};
+
+}  // namespace
+
+/// The completion events of a communicator's requests, created once and reused: a released
+/// request gives its event back, so a step records events without creating any. Shared with the
+/// requests, so one that outlives its communicator still has somewhere to give its event back.
+/// Re-recording an event a stream already waits on is safe: cudaStreamWaitEvent captured the
+/// record at the time of the call.
+class NcclEventPool {
+ public:
+  explicit NcclEventPool(int device) : device_(device) {}
+
+  cuda::Event take() {
+    if (spare_.empty()) {
+      const cuda::DeviceGuard guard(device_);
+      return cuda::Event::sync();
+    }
+    cuda::Event event = std::move(spare_.back());
+    spare_.pop_back();
+    return event;
   }
 
-  cuda::Event event_;
-  ncclComm_t comm_;
+  void give_back(cuda::Event event) noexcept {
+    try {
+      spare_.push_back(std::move(event));
+    } catch (...) {  // no room to keep it: destroying it is correct, only slower next time
+    }
+  }
+
+ private:
   int device_;
+  std::vector<cuda::Event> spare_;
+};
+
+namespace {
+
+// Completion = a sync-only event recorded after the enqueue. test() is the complete check:
+// NCCL's asynchronous error first (a dead peer leaves the event pending forever), then the
+// event. wait() polls test(), so it never blocks inside cudaEventSynchronize.
+class NcclRequestState final : public RequestState {
+ public:
+  NcclRequestState(cuda::Event event, std::shared_ptr<NcclEventPool> pool, NcclCommunicator& owner,
+                   CollectiveOp op)
+      : event_(std::move(event)), pool_(std::move(pool)), owner_(owner), op_(op) {}
+  ~NcclRequestState() override {
+    if (event_) pool_->give_back(std::move(*event_));
+  }
+  NcclRequestState(const NcclRequestState&) = delete;
+  NcclRequestState& operator=(const NcclRequestState&) = delete;
+
+  bool test() override {
+    // Once failed, the communicator repeats its first error (check_health throws it).
+    owner_.check_health(op_);
+    if (!event_) return true;
+    try {
+      return event_->query();
+    } catch (const CudaError& e) {
+      // Abort first (inside), then release the event, then throw.
+      event_.reset();
+      owner_.fail_after_cuda_error(op_, e);
+    }
+  }
+
+  void wait() override {
+    Backoff backoff;
+    while (!test()) backoff.pause();
+  }
+
+  const cuda::Event* event() const noexcept { return event_ ? &*event_ : nullptr; }
+
+ private:
+  std::optional<cuda::Event> event_;
+  std::shared_ptr<NcclEventPool> pool_;
+  NcclCommunicator& owner_;
+  CollectiveOp op_;
 };
 
 ncclDataType_t nccl_type(DataType type) {
@@ -91,18 +155,6 @@ ncclRedOp_t nccl_op(ReduceOp op) {
   throw ConfigError("invalid comm::ReduceOp value " + std::to_string(static_cast<int>(op)));
 }
 
-const std::byte* at(const void* base, std::size_t elements, std::size_t element_size) {
-  return static_cast<const std::byte*>(base) + elements * element_size;
-}
-
-std::byte* at(void* base, std::size_t elements, std::size_t element_size) {
-  return static_cast<std::byte*>(base) + elements * element_size;
-}
-
-bool all_equal(std::span<const std::size_t> counts) {
-  return std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) == counts.end();
-}
-
 template <typename T>
 T on_device(int device, auto&& make) {
   const cuda::DeviceGuard guard(device);
@@ -120,6 +172,7 @@ NcclCommunicator::NcclCommunicator(NcclComm comm, std::string name)
       device_(comm_.device()),
       stream_(on_device<cuda::Stream>(device_, [] { return cuda::Stream(); })),
       producer_event_(on_device<cuda::Event>(device_, [] { return cuda::Event::sync(); })),
+      events_(std::make_shared<NcclEventPool>(device_)),
       barrier_word_(on_device<cuda::DeviceBuffer<float>>(
           device_, [] { return cuda::DeviceBuffer<float>(1); })) {}
 
@@ -128,7 +181,7 @@ std::unique_ptr<NcclCommunicator> NcclCommunicator::create(MpiCommunicator& boot
                                                            std::string name, int device) {
   if (device < 0) {
     const NodeRanks node = bootstrap.node_ranks();
-    const int devices = cuda_device_count();
+    const int devices = cuda::device_count();
     if (node.local_size > devices) {
       throw ConfigError(fmt::format(
           "NcclCommunicator::create: {} ranks share this node but it has {} CUDA device(s); NCCL "
@@ -137,6 +190,9 @@ std::unique_ptr<NcclCommunicator> NcclCommunicator::create(MpiCommunicator& boot
     }
     device = node.local_rank;
   }
+  // The rank's device, current from now on: the communicator, the backend made with its
+  // default device, and every later context of this thread live on it (not on GPU 0).
+  cuda::use_device(device);
   NcclUniqueId id;
   if (bootstrap.rank() == 0) {
     id = NcclUniqueId::create();
@@ -164,21 +220,72 @@ std::vector<std::unique_ptr<NcclCommunicator>> NcclCommunicator::create_local(
   return result;
 }
 
-NcclCommunicator::~NcclCommunicator() = default;
+NcclCommunicator::~NcclCommunicator() {
+  // Abort first: a kernel still waiting for a dead peer would make the cudaFree and
+  // cudaStreamDestroy of the members below block forever.
+  if (comm_) comm_.abort("destroyed without finalize()");
+}
 
 void NcclCommunicator::finalize() {
   if (!comm_) {
     return;
   }
   const cuda::DeviceGuard guard(device_);
-  stream_.synchronize();
+  drain(CollectiveOp::kBarrier);
   comm_.finalize();
 }
 
-void NcclCommunicator::check_usable(std::string_view call) const {
-  if (!comm_) {
-    fail(call, "the communicator was finalized");
+void NcclCommunicator::drain(CollectiveOp op) {
+  Backoff backoff;
+  for (;;) {
+    check_health(op);
+    const cudaError_t status = cudaStreamQuery(stream_.get());
+    if (status == cudaSuccess) return;
+    if (status != cudaErrorNotReady) {
+      (void)cudaGetLastError();
+      abort_and_throw(op, "failed on its stream", cudaGetErrorString(status),
+                      static_cast<int>(status), /*cuda=*/true);
+    }
+    (void)cudaGetLastError();  // cudaErrorNotReady is reported through the error channel
+    backoff.pause();
   }
+}
+
+void NcclCommunicator::check_usable(CollectiveOp op) const {
+  if (!failure_.empty()) throw NcclError(failure_, failure_code_);
+  if (!comm_) fail(to_string(op), "the communicator was finalized");
+}
+
+void NcclCommunicator::check_health(CollectiveOp op) {
+  if (!failure_.empty()) throw NcclError(failure_, failure_code_);
+  const ncclResult_t result = comm_.async_error();
+  if (result == ncclSuccess || result == ncclInProgress) return;
+  abort_and_throw(op, "failed asynchronously", describe(result), static_cast<int>(result));
+}
+
+void NcclCommunicator::fail_after_cuda_error(CollectiveOp op, const CudaError& error) {
+  abort_and_throw(op, "failed on its stream", error.what(), error.code(), /*cuda=*/true);
+}
+
+std::string NcclCommunicator::describe(ncclResult_t result) const {
+  const char* last = ncclGetLastError(comm_.get());
+  return fmt::format("{} ({}): {} [last NCCL error: {}] (NCCL {})",
+                     detail::nccl_result_name(result), static_cast<int>(result),
+                     ncclGetErrorString(result), (last != nullptr && *last != '\0') ? last : "none",
+                     detail::nccl_runtime_version());
+}
+
+void NcclCommunicator::abort_and_throw(CollectiveOp op, std::string_view how,
+                                       std::string_view cause, int code, bool cuda) {
+  failure_ = fmt::format(
+      "NCCL {} on communicator '{}' (rank {} of {}, device {}) {}: {}; the communicator was "
+      "aborted so that no rank waits on it (a failed or killed peer process, or a network "
+      "error, is the usual cause)",
+      to_string(op), name(), rank(), size(), device_, how, cause);
+  failure_code_ = code;
+  comm_.abort(nullptr);
+  if (cuda) throw CudaError(failure_, failure_code_);
+  throw NcclError(failure_, failure_code_);
 }
 
 void NcclCommunicator::order_after(cuda::StreamView producer) {
@@ -189,38 +296,12 @@ void NcclCommunicator::order_after(cuda::StreamView producer) {
 
 void NcclCommunicator::make_wait(const Request& request, cuda::StreamView consumer) {
   if (const auto* state = dynamic_cast<const NcclRequestState*>(request.state())) {
-    state->event().make_wait(consumer);
-  }
-}
-
-Request NcclCommunicator::finish() {
-  cuda::Event event = cuda::Event::sync();
-  event.record(stream_);
-  return Request(std::make_unique<NcclRequestState>(std::move(event), comm_.get(), device_));
-}
-
-template <typename Fn>
-void NcclCommunicator::group(Fn&& issue) {
-  CANZONA_NCCL_CHECK(ncclGroupStart(), comm_.get());
-  try {
-    issue();
-  } catch (...) {
-    // Close the group so NCCL's thread-local group depth stays balanced for the next call.
-    CANZONA_NCCL_WARN(ncclGroupEnd(), comm_.get());
-    throw;
-  }
-  // Returns once everything is enqueued on stream(), not when it has completed.
-  CANZONA_NCCL_CHECK(ncclGroupEnd(), comm_.get());
-}
-
-void NcclCommunicator::copy_on_stream(void* dst, const void* src, std::size_t bytes) {
-  if (bytes > 0 && dst != src) {
-    CANZONA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
+    if (const cuda::Event* event = state->event()) event->make_wait(consumer);
   }
 }
 
 std::unique_ptr<Communicator> NcclCommunicator::do_split(int color, int key, std::string name) {
-  check_usable("split");
+  check_usable(CollectiveOp::kBarrier);
   NcclComm child = comm_.split(color, key);
   if (!child) {
     return nullptr;
@@ -229,203 +310,146 @@ std::unique_ptr<Communicator> NcclCommunicator::do_split(int color, int key, std
 }
 
 // ---------------------------------------------------------------------------------------------
-// Collectives. Each one: device guard, enqueue on stream_, record the completion event.
+// Collectives: the schedule of each, walked on stream_.
+
+void NcclCommunicator::issue(const NcclCall& call, void* in, void* out, DataType type,
+                             ReduceOp reduce) {
+  const ncclDataType_t t = nccl_type(type);
+  const ncclRedOp_t o = nccl_op(reduce);
+  cudaStream_t s = stream_.get();
+  switch (call.kind) {
+    case NcclCallKind::kAllReduce:
+      CANZONA_NCCL_CHECK(ncclAllReduce(in, out, call.count, t, o, comm_, s), comm_.get());
+      return;
+    case NcclCallKind::kReduceScatter:
+      CANZONA_NCCL_CHECK(ncclReduceScatter(in, out, call.count, t, o, comm_, s), comm_.get());
+      return;
+    case NcclCallKind::kAllGather:
+      CANZONA_NCCL_CHECK(ncclAllGather(in, out, call.count, t, comm_, s), comm_.get());
+      return;
+    case NcclCallKind::kReduce:
+      CANZONA_NCCL_CHECK(ncclReduce(in, out, call.count, t, o, call.peer, comm_, s), comm_.get());
+      return;
+    case NcclCallKind::kBroadcast:
+      CANZONA_NCCL_CHECK(ncclBroadcast(in, out, call.count, t, call.peer, comm_, s), comm_.get());
+      return;
+    case NcclCallKind::kSend:
+      CANZONA_NCCL_CHECK(ncclSend(in, call.count, t, call.peer, comm_, s), comm_.get());
+      return;
+    case NcclCallKind::kRecv:
+      CANZONA_NCCL_CHECK(ncclRecv(out, call.count, t, call.peer, comm_, s), comm_.get());
+      return;
+    case NcclCallKind::kCopy:
+      break;
+  }
+  throw Error(fmt::format("NCCL schedule: {} is not an NCCL call", to_string(call.kind)));
+}
+
+Request NcclCommunicator::run(CollectiveOp op, const NcclSchedule& schedule, const void* send,
+                              void* recv, DataType type, ReduceOp reduce) {
+  check_usable(op);
+  const cuda::DeviceGuard guard(device_);
+  const std::size_t e = size_of(type);
+  auto address = [&](NcclRef ref) -> void* {
+    switch (ref.buffer) {
+      case NcclBuffer::kSend:
+        return static_cast<std::byte*>(const_cast<void*>(send)) + ref.offset * e;
+      case NcclBuffer::kRecv:
+        return static_cast<std::byte*>(recv) + ref.offset * e;
+      case NcclBuffer::kScratch:
+        return barrier_word_.data();
+    }
+    return nullptr;
+  };
+  bool group_open = false;
+  try {
+    for (const NcclCall& c : schedule.copies) {
+      void* dst = address(c.out);
+      const void* src = address(c.in);
+      if (dst != src) {
+        CANZONA_CUDA_CHECK(
+            cudaMemcpyAsync(dst, src, c.count * e, cudaMemcpyDeviceToDevice, stream_.get()));
+      }
+    }
+    if (schedule.grouped) {
+      CANZONA_NCCL_CHECK(ncclGroupStart(), comm_.get());
+      group_open = true;
+    }
+    for (const NcclCall& c : schedule.calls) issue(c, address(c.in), address(c.out), type, reduce);
+    if (group_open) {
+      group_open = false;
+      // Returns once everything is enqueued on stream_, not when it has completed.
+      CANZONA_NCCL_CHECK(ncclGroupEnd(), comm_.get());
+    }
+    cuda::Event event = events_->take();
+    event.record(stream_);
+    return Request(std::make_unique<NcclRequestState>(std::move(event), events_, *this, op));
+  } catch (const RuntimeCallError& error) {
+    // Keep NCCL's thread-local group depth balanced, then abort: this rank's peers may already
+    // be inside the matching collective and must not wait on it.
+    if (group_open) CANZONA_NCCL_WARN(ncclGroupEnd(), nullptr);
+    abort_and_throw(op, "failed to enqueue", error.what(), error.code(),
+                    dynamic_cast<const CudaError*>(&error) != nullptr);
+  }
+}
 
 Request NcclCommunicator::do_all_reduce(const void* send, void* recv, std::size_t count,
                                         DataType type, ReduceOp op) {
-  check_usable("all_reduce");
-  const cuda::DeviceGuard guard(device_);
-  if (count > 0) {
-    CANZONA_NCCL_CHECK(
-        ncclAllReduce(send, recv, count, nccl_type(type), nccl_op(op), comm_, stream_.get()),
-        comm_.get());
-  }
-  return finish();
+  return run(CollectiveOp::kAllReduce, nccl_all_reduce(count), send, recv, type, op);
 }
 
 Request NcclCommunicator::do_reduce_scatter(const void* send, void* recv,
                                             std::span<const std::size_t> counts,
                                             std::span<const std::size_t> displs, DataType type,
                                             ReduceOp op) {
-  check_usable("reduce_scatter");
-  const cuda::DeviceGuard guard(device_);
-  const ncclDataType_t t = nccl_type(type);
-  const ncclRedOp_t o = nccl_op(op);
-  const std::size_t e = size_of(type);
-  if (all_equal(counts)) {
-    if (counts[0] > 0) {
-      CANZONA_NCCL_CHECK(ncclReduceScatter(send, recv, counts[0], t, o, comm_, stream_.get()),
-                         comm_.get());
-    }
-    return finish();
-  }
-  // RS-v: part i is reduced onto rank i. Off the root NCCL never writes recvbuff; it gets the
-  // part's own (valid, device) address so no pointer check can trip on a null.
-  group([&] {
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-      if (counts[i] == 0) {
-        continue;
-      }
-      const int root = static_cast<int>(i);
-      const std::byte* part = at(send, displs[i], e);
-      void* target = root == rank() ? recv : const_cast<std::byte*>(part);
-      CANZONA_NCCL_CHECK(ncclReduce(part, target, counts[i], t, o, root, comm_, stream_.get()),
-                         comm_.get());
-    }
-  });
-  return finish();
+  return run(CollectiveOp::kReduceScatter, nccl_reduce_scatter(rank(), counts, displs), send, recv,
+             type, op);
 }
 
 Request NcclCommunicator::do_all_gather(const void* send, void* recv,
                                         std::span<const std::size_t> counts,
                                         std::span<const std::size_t> displs, DataType type) {
-  check_usable("all_gather");
-  const cuda::DeviceGuard guard(device_);
-  const ncclDataType_t t = nccl_type(type);
-  const std::size_t e = size_of(type);
-  if (all_equal(counts)) {
-    if (counts[0] > 0) {
-      CANZONA_NCCL_CHECK(ncclAllGather(send, recv, counts[0], t, comm_, stream_.get()),
-                         comm_.get());
-    }
-    return finish();
-  }
-  // AG-v: rank i broadcasts its part into slot i of every rank's output.
-  group([&] {
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-      if (counts[i] == 0) {
-        continue;
-      }
-      const int root = static_cast<int>(i);
-      std::byte* slot = at(recv, displs[i], e);
-      const void* source = root == rank() ? send : slot;
-      CANZONA_NCCL_CHECK(ncclBroadcast(source, slot, counts[i], t, root, comm_, stream_.get()),
-                         comm_.get());
-    }
-  });
-  return finish();
+  return run(CollectiveOp::kAllGather, nccl_all_gather(rank(), counts, displs), send, recv, type,
+             ReduceOp::kSum);
 }
 
 Request NcclCommunicator::do_all_to_all(const void* send, std::span<const std::size_t> send_counts,
                                         std::span<const std::size_t> send_displs, void* recv,
                                         std::span<const std::size_t> recv_counts,
                                         std::span<const std::size_t> recv_displs, DataType type) {
-  check_usable("all_to_all");
-  const cuda::DeviceGuard guard(device_);
-  const ncclDataType_t t = nccl_type(type);
-  const std::size_t e = size_of(type);
-  const std::size_t self = static_cast<std::size_t>(rank());
-  // Own part first, outside the group: stream operations inside a group may be reordered.
-  copy_on_stream(at(recv, recv_displs[self], e), at(send, send_displs[self], e),
-                 send_counts[self] * e);
-  group([&] {
-    for (std::size_t j = 0; j < send_counts.size(); ++j) {
-      if (j == self) {
-        continue;
-      }
-      const int peer = static_cast<int>(j);
-      if (send_counts[j] > 0) {
-        CANZONA_NCCL_CHECK(
-            ncclSend(at(send, send_displs[j], e), send_counts[j], t, peer, comm_, stream_.get()),
-            comm_.get());
-      }
-      if (recv_counts[j] > 0) {
-        CANZONA_NCCL_CHECK(
-            ncclRecv(at(recv, recv_displs[j], e), recv_counts[j], t, peer, comm_, stream_.get()),
-            comm_.get());
-      }
-    }
-  });
-  return finish();
+  return run(CollectiveOp::kAllToAll,
+             nccl_all_to_all(rank(), send_counts, send_displs, recv_counts, recv_displs), send,
+             recv, type, ReduceOp::kSum);
 }
 
 Request NcclCommunicator::do_broadcast(void* buf, std::size_t count, DataType type, int root) {
-  check_usable("broadcast");
-  const cuda::DeviceGuard guard(device_);
-  if (count > 0) {
-    CANZONA_NCCL_CHECK(ncclBroadcast(buf, buf, count, nccl_type(type), root, comm_, stream_.get()),
-                       comm_.get());
-  }
-  return finish();
+  return run(CollectiveOp::kBroadcast, nccl_broadcast(count, root), buf, buf, type, ReduceOp::kSum);
 }
 
 Request NcclCommunicator::do_reduce(const void* send, void* recv, std::size_t count, DataType type,
                                     ReduceOp op, int root) {
-  check_usable("reduce");
-  const cuda::DeviceGuard guard(device_);
-  if (count > 0) {
-    // Off the root recv may be null; NCCL ignores recvbuff there, so pass the send address.
-    void* target = rank() == root ? recv : const_cast<void*>(send);
-    CANZONA_NCCL_CHECK(
-        ncclReduce(send, target, count, nccl_type(type), nccl_op(op), root, comm_, stream_.get()),
-        comm_.get());
-  }
-  return finish();
+  return run(CollectiveOp::kReduce, nccl_reduce(rank(), count, root), send, recv, type, op);
 }
 
 Request NcclCommunicator::do_gather(const void* send, std::size_t send_count, void* recv,
                                     std::span<const std::size_t> recv_counts,
                                     std::span<const std::size_t> displs, DataType type, int root) {
-  check_usable("gather");
-  const cuda::DeviceGuard guard(device_);
-  const ncclDataType_t t = nccl_type(type);
-  const std::size_t e = size_of(type);
-  if (rank() == root) {
-    const std::size_t self = static_cast<std::size_t>(root);
-    copy_on_stream(at(recv, displs[self], e), send, recv_counts[self] * e);
-  }
-  group([&] {
-    if (rank() == root) {
-      for (std::size_t j = 0; j < recv_counts.size(); ++j) {
-        if (static_cast<int>(j) != root && recv_counts[j] > 0) {
-          CANZONA_NCCL_CHECK(ncclRecv(at(recv, displs[j], e), recv_counts[j], t,
-                                      static_cast<int>(j), comm_, stream_.get()),
-                             comm_.get());
-        }
-      }
-    } else if (send_count > 0) {
-      CANZONA_NCCL_CHECK(ncclSend(send, send_count, t, root, comm_, stream_.get()), comm_.get());
-    }
-  });
-  return finish();
+  return run(CollectiveOp::kGather, nccl_gather(rank(), send_count, recv_counts, displs, root),
+             send, recv, type, ReduceOp::kSum);
 }
 
 Request NcclCommunicator::do_scatter(const void* send, std::span<const std::size_t> send_counts,
                                      std::span<const std::size_t> displs, void* recv,
                                      std::size_t recv_count, DataType type, int root) {
-  check_usable("scatter");
-  const cuda::DeviceGuard guard(device_);
-  const ncclDataType_t t = nccl_type(type);
-  const std::size_t e = size_of(type);
-  if (rank() == root) {
-    const std::size_t self = static_cast<std::size_t>(root);
-    copy_on_stream(recv, at(send, displs[self], e), send_counts[self] * e);
-  }
-  group([&] {
-    if (rank() == root) {
-      for (std::size_t j = 0; j < send_counts.size(); ++j) {
-        if (static_cast<int>(j) != root && send_counts[j] > 0) {
-          CANZONA_NCCL_CHECK(ncclSend(at(send, displs[j], e), send_counts[j], t,
-                                      static_cast<int>(j), comm_, stream_.get()),
-                             comm_.get());
-        }
-      }
-    } else if (recv_count > 0) {
-      CANZONA_NCCL_CHECK(ncclRecv(recv, recv_count, t, root, comm_, stream_.get()), comm_.get());
-    }
-  });
-  return finish();
+  return run(CollectiveOp::kScatter, nccl_scatter(rank(), send_counts, displs, recv_count, root),
+             send, recv, type, ReduceOp::kSum);
 }
 
 Request NcclCommunicator::do_barrier() {
-  check_usable("barrier");
-  const cuda::DeviceGuard guard(device_);
   // A rank's all-reduce cannot finish before every rank contributed: completing the request
   // means every rank has entered the barrier. The word's value is irrelevant.
-  CANZONA_NCCL_CHECK(ncclAllReduce(barrier_word_.data(), barrier_word_.data(), 1, ncclFloat32,
-                                   ncclSum, comm_, stream_.get()),
-                     comm_.get());
-  return finish();
+  return run(CollectiveOp::kBarrier, nccl_barrier(), nullptr, nullptr, DataType::kFloat32,
+             ReduceOp::kSum);
 }
 
 }  // namespace canzona::comm

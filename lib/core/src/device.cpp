@@ -1,46 +1,54 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
+//
+// Device discovery through the device module: a CPU-only command never loads CUDA, and a build
+// with CUDA on a machine without a driver, a GPU or the module simply has no devices.
 #include "canzona/core/device.hpp"
 
-#include <canzona/config.hpp>
+#include "canzona/core/device_module.hpp"
 
 #include <algorithm>
 #include <cctype>
-
-#if CANZONA_WITH_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include <exception>
 
 namespace canzona {
+namespace {
+
+/// The module when it loads, nullptr otherwise (no CUDA build, or a module that cannot load:
+/// then this machine has no usable GPU, and asking for one explains why).
+const DeviceModule* module_or_null() noexcept {
+  try {
+    return device_module();
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+}  // namespace
 
 int cuda_device_count() noexcept {
-#if CANZONA_WITH_CUDA
-  // cudaGetDeviceCount leaves its argument untouched on failure, hence the explicit 0. With no
-  // driver it reports cudaErrorInsufficientDriver, with no device cudaErrorNoDevice: both mean 0.
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return count;
-#else
-  return 0;
-#endif
+  const DeviceModule* module = module_or_null();
+  return module == nullptr ? 0 : module->device_count();
+}
+
+int cuda_current_device() noexcept {
+  const DeviceModule* module = module_or_null();
+  return module == nullptr ? -1 : module->current_device();
 }
 
 std::string cuda_device_name(int index) {
-#if CANZONA_WITH_CUDA
-  if (index < 0 || index >= cuda_device_count()) return "";
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, index) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return "";
-  }
-  return prop.name;
-#else
-  (void)index;
-  return "";
-#endif
+  const DeviceModule* module = module_or_null();
+  return module == nullptr ? std::string() : module->device_name(index);
+}
+
+std::int64_t cuda_total_memory_bytes(int index) noexcept {
+  const DeviceModule* module = module_or_null();
+  return module == nullptr ? 0 : module->total_memory_bytes(index);
+}
+
+std::int64_t cuda_free_memory_bytes(int index) noexcept {
+  const DeviceModule* module = module_or_null();
+  return module == nullptr ? 0 : module->free_memory_bytes(index);
 }
 
 std::string device_kind() {

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// SolverHandle: cuSOLVER handle, Jacobi parameters and the info array.
+// SolverHandle: cuSOLVER handle and the X-API parameter object.
 #include "canzona/cuda/solver_handle.hpp"
 
 #include "canzona/cuda/check.hpp"
@@ -14,7 +14,7 @@ namespace canzona::cuda {
 SolverHandle::SolverHandle() {
   CANZONA_CUSOLVER_CHECK(cusolverDnCreate(&handle_));
   try {
-    CANZONA_CUSOLVER_CHECK(cusolverDnCreateSyevjInfo(&syevj_));
+    CANZONA_CUSOLVER_CHECK(cusolverDnCreateParams(&params_));
   } catch (...) {
     reset();
     throw;
@@ -25,16 +25,14 @@ SolverHandle::~SolverHandle() { reset(); }
 
 SolverHandle::SolverHandle(SolverHandle&& other) noexcept
     : handle_(std::exchange(other.handle_, nullptr)),
-      syevj_(std::exchange(other.syevj_, nullptr)),
-      info_(std::move(other.info_)),
+      params_(std::exchange(other.params_, nullptr)),
       stream_(std::exchange(other.stream_, StreamView())) {}
 
 SolverHandle& SolverHandle::operator=(SolverHandle&& other) noexcept {
   if (this != &other) {
     reset();
     handle_ = std::exchange(other.handle_, nullptr);
-    syevj_ = std::exchange(other.syevj_, nullptr);
-    info_ = std::move(other.info_);
+    params_ = std::exchange(other.params_, nullptr);
     stream_ = std::exchange(other.stream_, StreamView());
   }
   return *this;
@@ -45,27 +43,14 @@ void SolverHandle::bind(StreamView stream) {
   stream_ = stream;
 }
 
-void SolverHandle::configure_syevj(double tolerance, int max_sweeps, bool sort_eigenvalues) {
-  CANZONA_CUSOLVER_CHECK(cusolverDnXsyevjSetTolerance(syevj_, tolerance));
-  CANZONA_CUSOLVER_CHECK(cusolverDnXsyevjSetMaxSweeps(syevj_, max_sweeps));
-  CANZONA_CUSOLVER_CHECK(cusolverDnXsyevjSetSortEig(syevj_, sort_eigenvalues ? 1 : 0));
-}
-
-int* SolverHandle::info(std::size_t count) {
-  if (info_.size() < count) {
-    info_ = DeviceBuffer<int>(count);
-  }
-  return info_.data();
-}
-
 void SolverHandle::reset() noexcept {
-  if (syevj_ != nullptr) {
-    const cusolverStatus_t status = cusolverDnDestroySyevjInfo(syevj_);
+  if (params_ != nullptr) {
+    const cusolverStatus_t status = cusolverDnDestroyParams(params_);
     if (status != CUSOLVER_STATUS_SUCCESS) {
-      std::fprintf(stderr, "canzona: warning: cusolverDnDestroySyevjInfo failed: %s\n",
+      std::fprintf(stderr, "canzona: warning: cusolverDnDestroyParams failed: %s\n",
                    detail::cusolver_status_name(status));
     }
-    syevj_ = nullptr;
+    params_ = nullptr;
   }
   if (handle_ != nullptr) {
     const cusolverStatus_t status = cusolverDnDestroy(handle_);

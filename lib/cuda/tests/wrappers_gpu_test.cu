@@ -15,9 +15,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -147,16 +149,54 @@ TEST_F(CudaWrappersGpu, MoveSemantics) {
   EXPECT_EQ(h2.workspace_bytes(), std::size_t{1} << 20);
 }
 
-TEST_F(CudaWrappersGpu, DeviceGuardRestoresDevice) {
-  const int before = cc::current_device();
+TEST_F(CudaWrappersGpu, DeviceGuardOnTheCurrentDeviceIsANoOp) {
+  cc::use_device(0);
   {
     cc::DeviceGuard guard(0);
     EXPECT_EQ(cc::current_device(), 0);
-    EXPECT_EQ(guard.previous(), before);
+    EXPECT_EQ(guard.previous(), -1) << "nothing to restore";
   }
-  EXPECT_EQ(cc::current_device(), before);
+  EXPECT_EQ(cc::current_device(), 0);
   EXPECT_THROW(cc::DeviceGuard bad(1 << 20), canzona::CudaError);
-  EXPECT_EQ(cc::current_device(), before);
+  EXPECT_EQ(cc::current_device(), 0);
+}
+
+TEST_F(CudaWrappersGpu, AFreshThreadHasNoContextUntilItChoosesADevice) {
+  // The guard's context-safety rests on this: cudaGetDevice creates nothing, cudaSetDevice does.
+  bool before = true;
+  bool after = false;
+  std::thread worker([&] {
+    before = cc::thread_has_context();
+    (void)cc::current_device();
+    cc::use_device(0);
+    after = cc::thread_has_context();
+  });
+  worker.join();
+  EXPECT_FALSE(before);
+  EXPECT_TRUE(after);
+}
+
+using CudaWrappersTwoGpus = canzona::testing::DevicesTest<2>;
+
+TEST_F(CudaWrappersTwoGpus, GuardRestoresOnlyAContextThatExisted) {
+  std::thread fresh([] {
+    {
+      cc::DeviceGuard guard(1);
+      EXPECT_EQ(guard.previous(), -1) << "no context before: restoring would create one on GPU 0";
+    }
+    EXPECT_EQ(cc::current_device(), 1);
+  });
+  fresh.join();
+  std::thread rank([] {
+    cc::use_device(0);
+    {
+      cc::DeviceGuard guard(1);
+      EXPECT_EQ(cc::current_device(), 1);
+      EXPECT_EQ(guard.previous(), 0);
+    }
+    EXPECT_EQ(cc::current_device(), 0);
+  });
+  rank.join();
 }
 
 TEST_F(CudaWrappersGpu, BlasHandleBoundToStreamRunsGemm) {
@@ -205,35 +245,37 @@ TEST_F(CudaWrappersGpu, BlasHandleBoundToStreamRunsGemm) {
                canzona::BlasError);
 }
 
-TEST_F(CudaWrappersGpu, SolverHandleSyevjOnDiagonal) {
+TEST_F(CudaWrappersGpu, SolverHandleBatchedEigensolverOnDiagonals) {
   cc::Stream stream;
   cc::SolverHandle solver;
   solver.bind(stream);
-  solver.configure_syevj(1e-7, 100, true);
   const int n = 3;
-  const std::vector<float> a = {3.0F, 0.0F, 0.0F, 0.0F, 1.0F, 0.0F, 0.0F, 0.0F, 2.0F};
+  const int batch = 2;
+  const std::vector<float> a = {3.0F, 0.0F, 0.0F, 0.0F, 1.0F, 0.0F, 0.0F, 0.0F, 2.0F,
+                                5.0F, 0.0F, 0.0F, 0.0F, 4.0F, 0.0F, 0.0F, 0.0F, 6.0F};
   cc::DeviceBuffer<float> da(a.size());
-  cc::DeviceBuffer<float> dw(static_cast<std::size_t>(n));
+  cc::DeviceBuffer<float> dw(static_cast<std::size_t>(n * batch));
+  cc::DeviceBuffer<int> info(static_cast<std::size_t>(batch));
   da.copy_from_host(a.data(), a.size(), stream);
-  int lwork = 0;
-  CANZONA_CUSOLVER_CHECK(cusolverDnSsyevj_bufferSize(solver, CUSOLVER_EIG_MODE_VECTOR,
-                                                     CUBLAS_FILL_MODE_LOWER, n, da.data(), n,
-                                                     dw.data(), &lwork, solver.syevj_params()));
-  cc::DeviceBuffer<float> work(static_cast<std::size_t>(lwork));
-  int* info = solver.info(1);
-  CANZONA_CUSOLVER_CHECK(cusolverDnSsyevj(solver, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER,
-                                          n, da.data(), n, dw.data(), work.data(), lwork, info,
-                                          solver.syevj_params()));
-  std::vector<float> w(static_cast<std::size_t>(n));
-  int host_info = -1;
+  std::size_t device_bytes = 0;
+  std::size_t host_bytes = 0;
+  CANZONA_CUSOLVER_CHECK(cusolverDnXsyevBatched_bufferSize(
+      solver, solver.params(), CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_32F,
+      da.data(), n, CUDA_R_32F, dw.data(), CUDA_R_32F, &device_bytes, &host_bytes, batch));
+  cc::DeviceBuffer<std::byte> work(device_bytes);
+  std::vector<std::byte> host_work(host_bytes);
+  CANZONA_CUSOLVER_CHECK(cusolverDnXsyevBatched(
+      solver, solver.params(), CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_32F,
+      da.data(), n, CUDA_R_32F, dw.data(), CUDA_R_32F, work.data(), device_bytes, host_work.data(),
+      host_bytes, info.data(), batch));
+  std::vector<float> w(static_cast<std::size_t>(n * batch));
+  std::vector<int> host_info(static_cast<std::size_t>(batch), -1);
   dw.copy_to_host(w.data(), w.size(), stream);
-  CANZONA_CUDA_CHECK(
-      cudaMemcpyAsync(&host_info, info, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  info.copy_to_host(host_info.data(), host_info.size(), stream);
   stream.synchronize();
-  EXPECT_EQ(host_info, 0);
-  EXPECT_NEAR(w[0], 1.0F, 1e-5F);
-  EXPECT_NEAR(w[1], 2.0F, 1e-5F);
-  EXPECT_NEAR(w[2], 3.0F, 1e-5F);
+  EXPECT_EQ(host_info, (std::vector<int>{0, 0}));
+  const std::vector<float> expected = {1.0F, 2.0F, 3.0F, 4.0F, 5.0F, 6.0F};
+  for (std::size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(w[i], expected[i], 1e-5F) << i;
 }
 
 TEST_F(CudaWrappersGpu, ErrorsCarryCodeAndClearLastError) {

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <span>
 
 namespace canzona::exec::detail {
 namespace {
@@ -116,18 +118,79 @@ Copy contiguous(void* dst, const void* src, std::int64_t count, std::size_t elem
   return Copy{dst, src, 1, count, count, count, element_bytes};
 }
 
-void run_copies(backend::Backend& backend, std::span<const Copy> copies) {
-  for (const Copy& c : copies) {
+void CopyList::push_back(const Copy& copy) {
+  copies_.push_back(copy);
+  prepared_ = false;
+}
+
+void CopyList::prepare() {
+  batches_.clear();
+  strided_.clear();
+  // Byte ranges [first, end) each copy reads and writes (a strided rectangle's bounding range).
+  struct Range {
+    std::uintptr_t first, end;
+    std::size_t copy;
+  };
+  std::vector<Range> reads, writes;
+  for (std::size_t i = 0; i < copies_.size(); ++i) {
+    const Copy& c = copies_[i];
     if (c.rows == 0 || c.width == 0) continue;
+    const auto span = [&](const void* base, std::int64_t ld) {
+      const auto first = reinterpret_cast<std::uintptr_t>(base);
+      const auto elements = (c.rows - 1) * ld + c.width;
+      return Range{first, first + static_cast<std::uintptr_t>(elements) * c.element_bytes, i};
+    };
+    reads.push_back(span(c.src, c.src_ld));
+    writes.push_back(span(c.dst, c.dst_ld));
     const bool dense = c.rows == 1 || (c.dst_ld == c.width && c.src_ld == c.width);
-    if (dense) {
-      backend.copy(c.dst, c.src, static_cast<std::size_t>(c.rows * c.width) * c.element_bytes);
-    } else {
-      backend.copy_2d(c.dst, static_cast<std::size_t>(c.dst_ld) * c.element_bytes, c.src,
-                      static_cast<std::size_t>(c.src_ld) * c.element_bytes,
-                      static_cast<std::size_t>(c.width) * c.element_bytes,
-                      static_cast<std::size_t>(c.rows));
+    if (!dense) {
+      strided_.push_back(c);
+      continue;
     }
+    const auto bytes = static_cast<std::size_t>(c.rows * c.width) * c.element_bytes;
+    auto batch = std::find_if(batches_.begin(), batches_.end(),
+                              [&](const Batch& b) { return b.bytes == bytes; });
+    if (batch == batches_.end()) batch = batches_.insert(batches_.end(), Batch{bytes, {}, {}});
+    batch->dst.push_back(c.dst);
+    batch->src.push_back(c.src);
+  }
+  // No copy may read what a copy writes: sweep the reads and the writes, both sorted by start.
+  // A write taken in for an earlier read started before that read ended; if it also ends after
+  // the current read starts, it overlaps the earlier read (reads are sorted by start), so the
+  // largest end seen so far decides.
+  const auto by_first = [](const Range& x, const Range& y) { return x.first < y.first; };
+  std::sort(reads.begin(), reads.end(), by_first);
+  std::sort(writes.begin(), writes.end(), by_first);
+  std::size_t w = 0;
+  std::uintptr_t write_end = 0;
+  std::size_t write_copy = 0;
+  for (const Range& r : reads) {
+    for (; w < writes.size() && writes[w].first < r.end; ++w) {
+      if (writes[w].end > write_end) {
+        write_end = writes[w].end;
+        write_copy = writes[w].copy;
+      }
+    }
+    if (write_end > r.first) {
+      throw Error(fmt::format(
+          "executor: copy {} of a phase reads bytes that copy {} of the same phase writes; the "
+          "phase's copies would depend on their order",
+          r.copy, write_copy));
+    }
+  }
+  prepared_ = true;
+}
+
+void CopyList::run(backend::Backend& backend) {
+  if (!prepared_) prepare();
+  for (const Batch& b : batches_) {
+    backend.copy(std::span<void* const>(b.dst), std::span<const void* const>(b.src), b.bytes);
+  }
+  for (const Copy& c : strided_) {
+    backend.copy_2d(c.dst, static_cast<std::size_t>(c.dst_ld) * c.element_bytes, c.src,
+                    static_cast<std::size_t>(c.src_ld) * c.element_bytes,
+                    static_cast<std::size_t>(c.width) * c.element_bytes,
+                    static_cast<std::size_t>(c.rows));
   }
 }
 

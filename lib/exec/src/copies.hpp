@@ -71,8 +71,35 @@ inline const void* offset(const void* base, std::int64_t elements, std::size_t e
   return static_cast<const std::byte*>(base) + elements * static_cast<std::int64_t>(element_bytes);
 }
 
-/// Enqueues the copies on the backend in order: a plain copy() when the rectangle is
-/// contiguous on both sides, copy_2d() otherwise.
-void run_copies(backend::Backend& backend, std::span<const Copy> copies);
+/// The copies of one phase, replayed every step in few backend operations: the dense ones
+/// (contiguous on both sides) of equal size as one batched copy() each, the strided ones as one
+/// copy_2d() each, so the operations grow with the distinct rectangle sizes, not with the
+/// matrices. That order-free replay needs a list whose copies read nothing another writes:
+/// checked on the first run (canzona::Error naming both copies otherwise). Their destinations
+/// are disjoint by construction (the fragments tile each matrix, shard_blocks checks it).
+class CopyList {
+ public:
+  void push_back(const Copy& copy);
+  bool empty() const noexcept { return copies_.empty(); }
+  std::size_t size() const noexcept { return copies_.size(); }
+
+  /// Enqueues every copy on `backend` (no host synchronisation). The first call groups the
+  /// copies and checks the list.
+  void run(backend::Backend& backend);
+
+ private:
+  void prepare();
+
+  /// Dense copies of `bytes` bytes each.
+  struct Batch {
+    std::size_t bytes = 0;
+    std::vector<void*> dst;
+    std::vector<const void*> src;
+  };
+  std::vector<Copy> copies_;
+  std::vector<Batch> batches_;
+  std::vector<Copy> strided_;
+  bool prepared_ = false;
+};
 
 }  // namespace canzona::exec::detail

@@ -1,9 +1,10 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// Which ordering and timer an executor gets when the caller names none, and the stubs of the
-// device implementations in builds without CUDA / NCCL.
+// Which ordering and timer an executor gets when the caller names none, and the factories of the
+// device implementations, which live in the device module (lib/device) and are loaded with it.
 #include <canzona/config.hpp>
+#include <canzona/core/device_module.hpp>
 #include <canzona/core/error.hpp>
 
 #include <fmt/format.h>
@@ -33,20 +34,29 @@ std::unique_ptr<StepTimer> make_default_timer(backend::Backend& backend,
   return uses_device_streams(backend, dp, tp) ? make_event_timer(backend) : make_host_timer();
 }
 
-#if !CANZONA_WITH_CUDA || !CANZONA_WITH_NCCL
-std::unique_ptr<CommOrdering> make_stream_ordering(backend::Backend& /*backend*/) {
-  throw ConfigError(
-      "executor: the stream ordering needs a build with CUDA and NCCL "
-      "(-DCANZONA_ENABLE_CUDA=ON -DCANZONA_ENABLE_NCCL=ON); use make_host_ordering");
+std::unique_ptr<CommOrdering> make_stream_ordering(backend::Backend& backend) {
+  if (backend.name() != "cuda") {
+    throw ConfigError(fmt::format(
+        "executor: the stream ordering needs the cuda backend, not '{}'; use make_host_ordering",
+        backend.name()));
+  }
+  const DeviceModule& module = require_device_module("executor: the stream ordering");
+  if (module.make_stream_ordering == nullptr) {
+    throw ConfigError(
+        "executor: the stream ordering needs a build with NCCL (-DCANZONA_ENABLE_NCCL=ON); use "
+        "make_host_ordering");
+  }
+  return std::unique_ptr<CommOrdering>(module.make_stream_ordering(backend));
 }
-#endif
 
-#if !CANZONA_WITH_CUDA
-std::unique_ptr<StepTimer> make_event_timer(backend::Backend& /*backend*/) {
-  throw ConfigError(
-      "executor: the CUDA-event timer needs a build with CUDA (-DCANZONA_ENABLE_CUDA=ON); use "
-      "make_host_timer");
+std::unique_ptr<StepTimer> make_event_timer(backend::Backend& backend) {
+  if (backend.name() != "cuda") {
+    throw ConfigError(fmt::format(
+        "executor: the CUDA-event timer needs the cuda backend, not '{}'; use make_host_timer",
+        backend.name()));
+  }
+  return std::unique_ptr<StepTimer>(
+      require_device_module("executor: the CUDA-event timer").make_event_timer(backend));
 }
-#endif
 
 }  // namespace canzona::exec

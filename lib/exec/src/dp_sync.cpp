@@ -152,7 +152,7 @@ void DpSync::grad_sync() {
 void DpSync::param_sync() {
   if (param_ops_.empty()) return;
   const ScopedSlot phase(ctx_.timer, TimerSlot::kParamSync);
-  for (const ParamOp& op : param_ops_) run_copies(ctx_.backend, op.pack);
+  for (ParamOp& op : param_ops_) op.pack.run(ctx_.backend);
   ctx_.ordering.comm_after_backend(ctx_.dp);
   for (std::size_t i = 0; i < param_ops_.size(); ++i) {
     ParamOp& op = param_ops_[i];
@@ -160,7 +160,7 @@ void DpSync::param_sync() {
   }
   for (std::size_t i = 0; i < param_ops_.size(); ++i) {
     ctx_.await(requests_[i]);
-    run_copies(ctx_.backend, param_ops_[i].unpack);
+    param_ops_[i].unpack.run(ctx_.backend);
   }
 }
 

@@ -53,8 +53,8 @@ class DpSync {
     void* recv = nullptr;  ///< bucket start, or the owned-entries staging buffer
     void* send = nullptr;  ///< this rank's part of recv (in place)
     std::vector<std::size_t> counts;
-    std::vector<Copy> pack;    ///< owned entries → staging (kAllGatherOwned)
-    std::vector<Copy> unpack;  ///< other ranks' entries → parameters (kAllGatherOwned)
+    CopyList pack;    ///< owned entries → staging (kAllGatherOwned)
+    CopyList unpack;  ///< other ranks' entries → parameters (kAllGatherOwned)
   };
 
   void add_grad_ops(const plan::BufferPlan& bp);

@@ -3,13 +3,14 @@
 //
 // The CUDA-event StepTimer: timing events on the cuda backend's stream, read after the step.
 #include "canzona/exec/step_timer.hpp"
+#include "device_parts.hpp"
 
-#include <canzona/backend/cuda_backend.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/cuda/check.hpp>
 #include <canzona/cuda/device_guard.hpp>
 #include <canzona/cuda/event.hpp>
 #include <canzona/cuda/stream.hpp>
+#include "cuda_backend.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -37,11 +38,12 @@ class EventTimer final : public StepTimer {
     for (Record& r : records_) r.marks.reserve(kMarksCapacity);
   }
 
-  // Two records alternate, so step n records while step n − 1 may still run on the device.
-  // Reusing step n − 2's record needs its events complete: this is the timer's only host wait
-  // inside step(), and it bounds how far the host runs ahead of the device to two steps.
+  // kRecords records rotate, so step n records while earlier steps may still run on the device.
+  // Reusing step n − kRecords's record needs its events complete; normally they are (the check
+  // is a non-blocking query), and the host waits only when it has run kRecords steps ahead of
+  // the device, which bounds the run-ahead without a host synchronisation in ordinary steps.
   void begin_step() override {
-    current_ = 1 - current_;
+    current_ = (current_ + 1) % kRecords;
     Record& r = records_[current_];
     if (r.pending) resolve(r);
     r.used = 0;
@@ -106,9 +108,10 @@ class EventTimer final : public StepTimer {
     return r.used++;
   }
 
-  // Blocks on the record's end event, then reads every elapsed time of it.
+  // Waits for the record's end event (a query first: a finished step costs no host wait), then
+  // reads every elapsed time of it.
   void resolve(Record& r) {
-    r.events[r.end].synchronize();
+    if (!r.events[r.end].query()) r.events[r.end].synchronize();
     StepTimes t;
     t.total = seconds(r, r.begin, r.end);
     for (const Mark& m : r.marks) t.seconds[index(m.slot)] += seconds(r, m.start, m.stop);
@@ -121,23 +124,22 @@ class EventTimer final : public StepTimer {
     return 1e-3 * static_cast<double>(cuda::elapsed_ms(r.events[start], r.events[stop]));
   }
 
+  static constexpr std::size_t kRecords = 4;
+
   cuda::StreamView stream_;
   int device_ = 0;
-  std::array<Record, 2> records_;
-  std::size_t current_ = 1;  // begin_step flips to 0 first
+  std::array<Record, kRecords> records_;
+  std::size_t current_ = kRecords - 1;  // the first begin_step moves to 0
   std::size_t latest_ = 0;
   StepTimes last_;
 };
 
 }  // namespace
 
-std::unique_ptr<StepTimer> make_event_timer(backend::Backend& backend) {
-  if (backend.name() != "cuda") {
-    throw ConfigError(fmt::format(
-        "executor: the CUDA-event timer needs the cuda backend, not '{}'; use make_host_timer",
-        backend.name()));
-  }
-  return std::make_unique<EventTimer>(backend);
-}
+namespace detail {
+
+StepTimer* new_event_timer(backend::Backend& backend) { return new EventTimer(backend); }
+
+}  // namespace detail
 
 }  // namespace canzona::exec

@@ -134,27 +134,27 @@ void ReplicatedMatrices::add_gathered(std::size_t k, float* region, float* fragm
 void ReplicatedMatrices::step_local() {
   if (local_batch_.tasks.empty()) return;
   const ScopedSlot phase(ctx_.timer, TimerSlot::kCompute);
-  run_copies(ctx_.backend, local_assemble_);
+  local_assemble_.run(ctx_.backend);
   run_batch(optimizer_, local_batch_, ctx_.usage);
-  run_copies(ctx_.backend, local_write_back_);
+  local_write_back_.run(ctx_.backend);
 }
 
 void ReplicatedMatrices::step_gathered() {
   if (gathers_.empty()) return;
   {
     const ScopedSlot phase(ctx_.timer, TimerSlot::kTpGather);
-    run_copies(ctx_.backend, pack_);
+    pack_.run(ctx_.backend);
     ctx_.ordering.comm_after_backend(ctx_.tp);
     for (std::size_t i = 0; i < gathers_.size(); ++i) {
       const AllGather& a = gathers_[i];
       requests_[i] = ctx_.tp.all_gather(a.send, a.recv, a.counts, kFp32);
     }
     for (comm::Request& request : requests_) ctx_.await(request);
-    run_copies(ctx_.backend, assemble_);
+    assemble_.run(ctx_.backend);
   }
   const ScopedSlot phase(ctx_.timer, TimerSlot::kCompute);
   run_batch(optimizer_, gathered_batch_, ctx_.usage);
-  run_copies(ctx_.backend, keep_);
+  keep_.run(ctx_.backend);
   apply_pieces(optimizer_, ctx_, apply_);
 }
 

@@ -53,8 +53,8 @@ class ReplicatedMatrices {
   std::vector<std::unique_ptr<optim::MatrixState>> states_;
 
   TrackedBatch local_batch_;
-  std::vector<Copy> local_assemble_;
-  std::vector<Copy> local_write_back_;
+  CopyList local_assemble_;
+  CopyList local_write_back_;
   backend::Buffer staged_grads_;
   backend::Buffer staged_params_;
   std::int64_t staged_used_ = 0;
@@ -62,9 +62,9 @@ class ReplicatedMatrices {
   TrackedBatch gathered_batch_;
   std::vector<AllGather> gathers_;
   std::vector<comm::Request> requests_;
-  std::vector<Copy> pack_;
-  std::vector<Copy> assemble_;
-  std::vector<Copy> keep_;  ///< this rank's blocks of each direction, in its shard's layout
+  CopyList pack_;
+  CopyList assemble_;
+  CopyList keep_;  ///< this rank's blocks of each direction, in its shard's layout
   std::vector<ShardApply> apply_;
   backend::Buffer gather_area_;
   backend::Buffer gathered_grads_;

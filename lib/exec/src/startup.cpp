@@ -194,7 +194,7 @@ void check_groups(const plan::StepPlan& plan, const comm::Communicator& world,
 }
 
 comm::MemorySpace memory_of(const backend::Backend& backend) {
-  return backend.name() == "cpu" ? comm::MemorySpace::kHost : comm::MemorySpace::kDevice;
+  return backend.device() < 0 ? comm::MemorySpace::kHost : comm::MemorySpace::kDevice;
 }
 
 }  // namespace
@@ -273,6 +273,15 @@ void agree_on_start(const plan::StepPlan& plan, comm::Communicator& world,
           "moves {} memory; pair the cpu backend with mpi and the cuda backend with nccl",
           backend.name(), comm::to_string(space), c->backend(), c->name(),
           comm::to_string(c->memory_space())));
+    }
+    if (space == comm::MemorySpace::kDevice && c->device() != backend.device()) {
+      // Not part of the agreement below: its all-gather would hand the communicator memory of
+      // another GPU. This rank stops at once; the job-wide abort on a rank's error ends the rest.
+      throw ConfigError(fmt::format(
+          "executor: the {} backend runs on CUDA device {} but the {} communicator '{}' on "
+          "device {}; make the backend after NcclCommunicator::create chose the rank's device "
+          "(make_backend(\"cuda\") takes the current device) or pass the communicator's device",
+          backend.name(), backend.device(), c->backend(), c->name(), c->device()));
     }
   }
 

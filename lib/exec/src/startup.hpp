@@ -28,7 +28,8 @@ std::uint64_t optimizer_spec_hash(const optim::OptimizerSpec& spec);
 void check_executable(const plan::StepPlan& plan);
 
 /// Collective over `world`. Throws ConfigError at once when the backend's memory is not the
-/// communicators' memory space (cpu pairs with mpi, cuda with nccl). Otherwise runs the local
+/// communicators' memory space (cpu pairs with mpi, cuda with nccl) or, for device memory, not on
+/// the communicators' device. Otherwise runs the local
 /// checks (world = dp·tp, group sizes and Megatron rank order, check_plan, check_executable),
 /// then all-gathers (plan_hash, optimizer_spec_hash, checks passed) of every rank and throws
 /// on every rank alike: ConfigError naming both hashes when two ranks disagree; the local

@@ -4,13 +4,12 @@
 // The stream ordering (cuda backend + NCCL): events between the backend's stream and each NCCL
 // communicator's stream, no host synchronisation.
 #include "canzona/exec/comm_ordering.hpp"
+#include "device_parts.hpp"
 
-#include <canzona/backend/cuda_backend.hpp>
 #include <canzona/comm/nccl_communicator.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/cuda/stream.hpp>
-
-#include <fmt/format.h>
+#include "cuda_backend.hpp"
 
 #include <cstddef>
 #include <utility>
@@ -76,13 +75,10 @@ class StreamOrdering final : public CommOrdering {
 
 }  // namespace
 
-std::unique_ptr<CommOrdering> make_stream_ordering(backend::Backend& backend) {
-  if (backend.name() != "cuda") {
-    throw ConfigError(fmt::format(
-        "executor: the stream ordering needs the cuda backend, not '{}'; use make_host_ordering",
-        backend.name()));
-  }
-  return std::make_unique<StreamOrdering>(backend);
-}
+namespace detail {
+
+CommOrdering* new_stream_ordering(backend::Backend& backend) { return new StreamOrdering(backend); }
+
+}  // namespace detail
 
 }  // namespace canzona::exec

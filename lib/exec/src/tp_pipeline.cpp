@@ -214,7 +214,7 @@ void TpPipeline::build_group(std::size_t g, const plan::MicroGroupPlan& plan_gro
 
 void TpPipeline::issue_gather(std::size_t g) {
   Group& group = groups_[g];
-  run_copies(ctx_.backend, group.pack);
+  group.pack.run(ctx_.backend);
   ctx_.ordering.comm_after_backend(ctx_.tp);
   if (all_to_all_) {
     const AllToAll& a = group.gather;
@@ -231,14 +231,14 @@ void TpPipeline::issue_gather(std::size_t g) {
 void TpPipeline::complete_gather(std::size_t g) {
   Group& group = groups_[g];
   for (comm::Request& request : group.gather_requests) ctx_.await(request);
-  run_copies(ctx_.backend, group.assemble);
+  group.assemble.run(ctx_.backend);
 }
 
 void TpPipeline::compute(std::size_t g) { run_batch(optimizer_, groups_[g].batch, ctx_.usage); }
 
 void TpPipeline::issue_scatter(std::size_t g) {
   Group& group = groups_[g];
-  run_copies(ctx_.backend, group.pack_scatter);
+  group.pack_scatter.run(ctx_.backend);
   ctx_.ordering.comm_after_backend(ctx_.tp);
   if (all_to_all_) {
     const AllToAll& a = group.scatter;

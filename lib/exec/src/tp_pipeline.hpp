@@ -88,12 +88,12 @@ class TpPipeline {
     int root = 0;
   };
   struct Group {
-    std::vector<Copy> pack;  ///< this rank's gradient shards → send area
+    CopyList pack;  ///< this rank's gradient shards → send area
     AllToAll gather;
     std::vector<Rooted> gathers;
-    std::vector<Copy> assemble;  ///< received shards → fragments of the hosted matrices
+    CopyList assemble;  ///< received shards → fragments of the hosted matrices
     TrackedBatch batch;
-    std::vector<Copy> pack_scatter;  ///< directions of the hosted fragments → per-rank shards
+    CopyList pack_scatter;  ///< directions of the hosted fragments → per-rank shards
     AllToAll scatter;
     std::vector<Rooted> scatters;
     std::vector<ShardApply> apply;  ///< received direction shards → this rank's main params

@@ -3,7 +3,8 @@
 //
 // Shard ↔ fragment copy maps (no MPI): assembling the fragments from TP shards cut the
 // Megatron way gives the full matrix's fragments, for column-parallel (fused fc1 and qkv,
-// split or not) and row-parallel matrices; the cpu backend's copy_2d; trace_mismatch.
+// split or not) and row-parallel matrices; copy lists; the cpu backend's copy_2d;
+// trace_mismatch.
 #include "../src/copies.hpp"
 
 #include <canzona/backend/cpu_backend.hpp>
@@ -15,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <vector>
 
@@ -48,8 +51,8 @@ void expect_round_trip(const plan::StrategyOptions& options, int tp) {
     ASSERT_EQ(reference_fragments.size(), m.fragments.size());
     std::vector<std::vector<float>> fragments;
     for (const auto& f : m.fragments) fragments.emplace_back(static_cast<std::size_t>(f.numel()));
-    std::vector<detail::Copy> in;
-    std::vector<detail::Copy> out;
+    detail::CopyList in;
+    detail::CopyList out;
     std::vector<std::vector<float>> written(shards.size());
     for (std::size_t t = 0; t < shards.size(); ++t) written[t].assign(shards[t].size(), -1.0f);
     for (const detail::ShardBlock& b : detail::shard_blocks(m, parts)) {
@@ -57,8 +60,8 @@ void expect_round_trip(const plan::StrategyOptions& options, int tp) {
       in.push_back(detail::to_fragment(b, fragments[b.fragment].data(), shards[t].data()));
       out.push_back(detail::to_shard(b, written[t].data(), fragments[b.fragment].data()));
     }
-    detail::run_copies(*be, in);
-    detail::run_copies(*be, out);
+    in.run(*be);
+    out.run(*be);
     for (std::size_t f = 0; f < fragments.size(); ++f) {
       std::vector<float> expected;
       for (const auto& r : reference_fragments[f].rows) {
@@ -87,6 +90,39 @@ TEST(ShardBlocksTest, SplitQkvPerHeadAndFc1FragmentsComeFromTheRightShards) {
     SCOPED_TRACE(tp);
     expect_round_trip(options, tp);
   }
+}
+
+// Dense copies of one size are one batched operation, each strided rectangle one copy_2d, in
+// any order the list was built in; a list whose copies read what another writes is refused.
+TEST(CopyListTest, DenseCopiesOfASizeAreOneOperationAndOrderDependenceIsRefused) {
+  auto be = canzona::backend::make_cpu_backend();
+  std::vector<float> src(40);
+  std::iota(src.begin(), src.end(), 0.0f);
+  std::vector<float> dst(40, -1.0f);
+  detail::CopyList list;
+  list.push_back(detail::contiguous(dst.data() + 0, src.data() + 30, 4));
+  list.push_back(detail::contiguous(dst.data() + 4, src.data() + 20, 6));
+  list.push_back(detail::contiguous(dst.data() + 10, src.data() + 0, 4));
+  list.push_back(detail::contiguous(dst.data() + 14, src.data() + 10, 6));
+  // Columns 1..2 of the 3x4 matrix at src + 4 into a 3x2 block at dst + 30.
+  list.push_back(detail::Copy{dst.data() + 30, src.data() + 5, 3, 2, 2, 4, sizeof(float)});
+  const canzona::backend::OpCounts before = be->op_counts();
+  list.run(*be);
+  EXPECT_EQ((be->op_counts() - before).operations, 3U) << "sizes 4 and 6, one rectangle";
+  std::vector<float> want(40, -1.0f);
+  std::iota(want.begin() + 0, want.begin() + 4, 30.0f);
+  std::iota(want.begin() + 4, want.begin() + 10, 20.0f);
+  std::iota(want.begin() + 10, want.begin() + 14, 0.0f);
+  std::iota(want.begin() + 14, want.begin() + 20, 10.0f);
+  const float block[] = {5, 6, 9, 10, 13, 14};
+  std::copy(std::begin(block), std::end(block), want.begin() + 30);
+  EXPECT_EQ(dst, want);
+
+  // The second copy reads what the first writes: replaying them in any order is wrong.
+  detail::CopyList chained;
+  chained.push_back(detail::contiguous(dst.data(), src.data(), 4));
+  chained.push_back(detail::contiguous(dst.data() + 20, dst.data() + 2, 4));
+  EXPECT_THROW(chained.run(*be), canzona::Error);
 }
 
 TEST(CpuBackendCopy2dTest, MovesAColumnBlockAndRejectsShortPitches) {

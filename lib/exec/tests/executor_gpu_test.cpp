@@ -25,6 +25,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
 #include <array>
@@ -186,6 +187,34 @@ TEST_P(ExecutorGpuTest, MatchesTheCpuSingleProcessRunWithinBudget) {
       }
     }
   }
+}
+
+// Steps for a profiler: each wrapped in an NVTX range "canzona.step", which ci/gpu-check.sh's
+// nsys pass searches for host-blocking CUDA calls (target: none). Here, the backend-level part
+// of that target: with the stream ordering a step asks the backend for no host synchronisation.
+using ExecutorGpuProfile = ExecutorGpuTest;
+
+TEST_F(ExecutorGpuProfile, StepsEnqueueWithoutHostSynchronisation) {
+  const std::uint64_t seed = canzona::testing::test_seed();
+  SCOPED_TRACE(fmt::format("CANZONA_TEST_SEED={}", seed));
+  plan::StrategyOptions options = et::options_for(et::scenarios().front(), OptimizerKind::kMuon);
+  Executor executor(canzona::baselines::make_step_plan(et::tiny_qwen3(), {1, 1, 8}, options),
+                    *world_, *groups_.dp, *groups_.tp, *be_);
+  upload(*be_, executor, /*grads=*/false,
+         [&](std::size_t param, std::int64_t index) { return et::init_value(seed, param, index); });
+  for (int s = 0; s < 2 * kSteps; ++s) {
+    upload(*be_, executor, /*grads=*/true, [&](std::size_t param, std::int64_t index) {
+      return et::grad_value(seed, s, 0, param, index);
+    });
+    const backend::OpCounts before = be_->op_counts();
+    nvtxRangePushA("canzona.step");
+    executor.step();
+    nvtxRangePop();
+    const backend::OpCounts step = be_->op_counts() - before;
+    EXPECT_EQ(step.synchronizations, 0U) << "step " << s;
+    EXPECT_EQ(step.allocations, 0U) << "step " << s << " allocated";
+  }
+  be_->synchronize();
 }
 
 INSTANTIATE_TEST_SUITE_P(Optimizers, ExecutorGpuTest, ::testing::ValuesIn(kCases),

@@ -52,15 +52,22 @@ class AdamW final : public MatrixOptimizer {
     const int t = tasks.front().state->steps() + 1;
     const auto bias1 = static_cast<float>(1.0 - std::pow(o.beta1, t));
     const auto bias2 = static_cast<float>(1.0 - std::pow(o.beta2, t));
-    for (const StepTask& task : tasks) {
-      auto& st = buffer_state(task);
-      const Shape s = st.shape();
-      backend_.adamw_step(task.param, task.grad, st.at(kM), st.at(kV), s.rows * s.cols,
-                          static_cast<float>(o.lr), static_cast<float>(o.beta1),
-                          static_cast<float>(o.beta2), static_cast<float>(o.eps),
-                          static_cast<float>(o.weight_decay), bias1, bias2);
-    }
+    // One batched step for the whole group of equally sized parameters.
+    const std::size_t k = tasks.size();
+    const Shape s = tasks.front().state->shape();
+    const auto slot = [&tasks](int which) {
+      return [&tasks, which](std::size_t i) { return buffer_state(tasks[i]).at(which); };
+    };
+    backend_.adamw_step(list_of(lists_.a, k, [&tasks](std::size_t i) { return tasks[i].param; }),
+                        list_of(lists_.x, k, [&tasks](std::size_t i) { return tasks[i].grad; }),
+                        list_of(lists_.b, k, slot(kM)), list_of(lists_.c, k, slot(kV)),
+                        s.rows * s.cols, static_cast<float>(o.lr), static_cast<float>(o.beta1),
+                        static_cast<float>(o.beta2), static_cast<float>(o.eps),
+                        static_cast<float>(o.weight_decay), bias1, bias2);
   }
+
+ private:
+  ItemLists lists_;
 };
 
 }  // namespace

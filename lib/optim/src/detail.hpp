@@ -53,6 +53,7 @@ class Carver {
 struct SolverBytes {
   std::size_t eigh = 0;            ///< max over preconditioned sides of eigh_workspace_bytes
   std::size_t orthonormalize = 0;  ///< max over sides of orthonormalize_workspace_bytes(d, d)
+  std::size_t argsort = 0;         ///< max over sides of argsort_workspace_bytes(d)
 };
 
 inline ElementType ns_type(const MuonOptions& o) {
@@ -158,26 +159,55 @@ inline void* element(void* base, std::int64_t i, ElementType type) {
   return static_cast<char*>(base) + static_cast<std::size_t>(i) * backend::element_size(type);
 }
 
+/// Host-side pointer lists for the batched backend calls of one group (one Items operand each);
+/// the vectors keep their capacity from step to step, so a warm step allocates nothing.
+struct ItemLists {
+  std::vector<float*> a, b, c, d;
+  std::vector<const float*> x, y, z;
+  std::vector<void*> dst;
+  std::vector<const void*> src;
+};
+
+/// `list` refilled with item(i) for i < count, as the Items operand of a batched call.
+template <typename T, typename Item>
+std::span<T* const> list_of(std::vector<T*>& list, std::size_t count, Item&& item) {
+  list.resize(count);
+  for (std::size_t i = 0; i < count; ++i) list[i] = item(i);
+  return list;
+}
+
+/// `count` arrays of n floats back to back from `base`, as one Items operand.
+inline backend::Items<float> items(float* base, std::int64_t count, std::int64_t n) {
+  return backend::back_to_back(base, count, n);
+}
+inline backend::Items<const float> items(const float* base, std::int64_t count, std::int64_t n) {
+  return backend::back_to_back(base, count, n);
+}
+
 /// The tasks' arrays of n floats back to back: the single task's own array when there is one
-/// (no copy), otherwise copies into `ws`. Copies are exact, so batching changes no arithmetic.
+/// (no copy), otherwise one batched copy into `ws`. Copies are exact, so batching changes no
+/// arithmetic.
 template <typename Item>
-auto gather(backend::Backend& be, std::span<const StepTask> tasks, Item&& item, float* ws,
-            std::int64_t n) -> decltype(item(std::size_t{0})) {
+auto gather(backend::Backend& be, ItemLists& lists, std::span<const StepTask> tasks, Item&& item,
+            float* ws, std::int64_t n) -> decltype(item(std::size_t{0})) {
   if (tasks.size() == 1) return item(std::size_t{0});
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    be.copy(ws + static_cast<std::int64_t>(i) * n, item(i), static_cast<std::size_t>(n) * 4);
-  }
+  const auto count = static_cast<std::int64_t>(tasks.size());
+  const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
+  be.copy(backend::Items<void>(ws, count, bytes),
+          list_of(lists.src, tasks.size(), [&](std::size_t i) -> const void* { return item(i); }),
+          bytes);
   return ws;
 }
 
 /// Inverse of gather for arrays the step wrote (nothing to do for a single task).
 template <typename Item>
-void scatter(backend::Backend& be, std::span<const StepTask> tasks, Item&& item, const float* batch,
-             std::int64_t n) {
+void scatter(backend::Backend& be, ItemLists& lists, std::span<const StepTask> tasks, Item&& item,
+             const float* batch, std::int64_t n) {
   if (tasks.size() == 1) return;
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    be.copy(item(i), batch + static_cast<std::int64_t>(i) * n, static_cast<std::size_t>(n) * 4);
-  }
+  const auto count = static_cast<std::int64_t>(tasks.size());
+  const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
+  be.copy(list_of(lists.dst, tasks.size(), [&](std::size_t i) -> void* { return item(i); }),
+          backend::Items<const void>(batch, count, bytes), bytes);
 }
 
 /// Row-major strided-batched fp32 GEMM: C = alpha·op(A)·op(B) + beta·C with tight leading

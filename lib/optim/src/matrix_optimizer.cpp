@@ -190,10 +190,17 @@ void MatrixOptimizer::step_batch(std::span<const StepTask> tasks) {
         fmt::format("{} step_batch: the state of parameter '{}' appears twice", name(), it->name));
   }
 
+  // One non-finite count per shape (scratch_ is sorted by shape).
   auto* counter = counter_.as<int>();
-  for (const StepTask& t : scratch_) {
-    const Shape s = t.state->shape();
-    backend_.count_nonfinite(t.grad, s.rows * s.cols, counter);
+  for (std::size_t first = 0; first < scratch_.size();) {
+    const Shape s = scratch_[first].state->shape();
+    grads_.clear();
+    std::size_t end = first;
+    for (; end < scratch_.size() && scratch_[end].state->shape() == s; ++end) {
+      grads_.push_back(scratch_[end].grad);
+    }
+    backend_.count_nonfinite(std::span<const float* const>(grads_), s.rows * s.cols, counter);
+    first = end;
   }
 
   std::size_t begin = 0;
@@ -223,15 +230,34 @@ void MatrixOptimizer::apply_direction(float* param, const void* direction, std::
                         rule.scale, rule.order, nullptr, nullptr);
 }
 
-void MatrixOptimizer::finish(const StepTask& task, const void* u) {
-  const Shape s = task.state->shape();
+void MatrixOptimizer::finish(std::span<const StepTask> tasks, const void* u) {
+  if (tasks.empty()) return;
+  const Shape s = tasks.front().state->shape();
   const std::int64_t n = s.rows * s.cols;
-  if (task.direction != nullptr) {
-    backend_.copy(task.direction, u,
-                  static_cast<std::size_t>(n) * backend::element_size(direction_type()));
-    return;
+  const std::size_t bytes = static_cast<std::size_t>(n) * backend::element_size(direction_type());
+  split_dst_.clear();
+  split_src_.clear();
+  apply_params_.clear();
+  apply_src_.clear();
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const void* ui = static_cast<const unsigned char*>(u) + i * bytes;
+    if (tasks[i].direction != nullptr) {
+      split_dst_.push_back(tasks[i].direction);
+      split_src_.push_back(ui);
+    } else {
+      apply_params_.push_back(tasks[i].param);
+      apply_src_.push_back(ui);
+    }
   }
-  apply_direction(task.param, u, n, s, task.state->steps() + 1);
+  if (!split_dst_.empty()) {
+    backend_.copy(std::span<void* const>(split_dst_), std::span<const void* const>(split_src_),
+                  bytes);
+  }
+  const DirectionRule rule = direction_rule(s, tasks.front().state->steps() + 1);
+  if (apply_params_.empty() || !rule.apply || n == 0) return;
+  backend_.apply_update(std::span<float* const>(apply_params_),
+                        std::span<const void* const>(apply_src_), direction_type(), n, rule.lr,
+                        rule.weight_decay, rule.scale, rule.order, nullptr, nullptr);
 }
 
 std::size_t MatrixOptimizer::nonfinite_gradients() {

@@ -64,13 +64,15 @@ class Muon final : public MatrixOptimizer {
     const MuonWorkspace ws = carve_muon(carver, o, shape, count);
 
     // Momentum writes the NS input straight into the contiguous batch (in the NS type), so
-    // the batch needs no extra gather copy.
-    for (std::int64_t i = 0; i < count; ++i) {
-      auto& st = buffer_state(tasks[static_cast<std::size_t>(i)]);
-      backend_.muon_momentum(st.at(kMomentum), tasks[static_cast<std::size_t>(i)].grad,
-                             element(ws.x0, i * n, t), t, n, static_cast<float>(o.momentum),
-                             o.nesterov);
-    }
+    // the batch needs no extra gather copy; one batched operation for the whole group.
+    const std::size_t k = tasks.size();
+    const std::size_t item_bytes = static_cast<std::size_t>(n) * element_size(t);
+    backend_.muon_momentum(
+        list_of(lists_.a, k,
+                [&tasks](std::size_t i) { return buffer_state(tasks[i]).at(kMomentum); }),
+        list_of(lists_.x, k, [&tasks](std::size_t i) { return tasks[i].grad; }),
+        backend::Items<void>(ws.x0, count, item_bytes), t, n, static_cast<float>(o.momentum),
+        o.nesterov);
     backend_.sum_squares(ws.x0, t, n, count, ws.sumsq);
     backend_.normalize(ws.x0, t, n, count, ws.sumsq, static_cast<float>(o.ns_eps));
 
@@ -156,9 +158,7 @@ class Muon final : public MatrixOptimizer {
     }
 
     // The direction is the NS result itself; the rule scales it (direction_rule).
-    for (std::int64_t i = 0; i < count; ++i) {
-      finish(tasks[static_cast<std::size_t>(i)], element(x, i * n, t));
-    }
+    finish(tasks, x);
   }
 
  public:
@@ -168,6 +168,9 @@ class Muon final : public MatrixOptimizer {
                          static_cast<float>(muon_scale(o, shape)),
                          backend::DecayOrder::kBeforeUpdate};
   }
+
+ private:
+  ItemLists lists_;
 };
 
 }  // namespace

@@ -70,18 +70,16 @@ class Shampoo final : public MatrixOptimizer {
       return [&tasks, s](std::size_t i) { return buffer_state(tasks[i]).at(s); };
     };
 
-    // First moment, grafting second moment and the Adam direction, per matrix (state arrays
-    // are not contiguous across matrices; element-wise work gains nothing from batching).
+    // First moment, grafting second moment and the Adam direction: one batched operation each
+    // for the whole group (the state arrays of the matrices are separate allocations).
     const auto bias1 = static_cast<float>(1.0 - std::pow(o.beta1, t));
     const auto bias2 = static_cast<float>(1.0 - std::pow(o.graft_beta2, t));
-    for (std::int64_t i = 0; i < count; ++i) {
-      const auto& task = tasks[static_cast<std::size_t>(i)];
-      auto& st = buffer_state(task);
-      be.ema(st.at(kM), task.grad, n, static_cast<float>(o.beta1));
-      be.ema_square(st.at(kV), task.grad, n, static_cast<float>(o.graft_beta2));
-      be.adam_direction(st.at(kM), st.at(kV), ws.a + i * n, n, bias1, bias2,
-                        static_cast<float>(o.graft_epsilon));
-    }
+    const std::size_t k = tasks.size();
+    const auto grads = list_of(lists_.x, k, [&tasks](std::size_t i) { return tasks[i].grad; });
+    be.ema(list_of(lists_.a, k, slot(kM)), grads, n, static_cast<float>(o.beta1));
+    be.ema_square(list_of(lists_.b, k, slot(kV)), grads, n, static_cast<float>(o.graft_beta2));
+    be.adam_direction(list_of(lists_.y, k, slot(kM)), list_of(lists_.z, k, slot(kV)),
+                      items(ws.a, count, n), n, bias1, bias2, static_cast<float>(o.graft_epsilon));
 
     // Statistics from the raw gradient: L ← β2·L + (1−β2)·G·Gᵀ, R ← β2·R + (1−β2)·Gᵀ·G.
     const auto keep = static_cast<float>(o.beta2);
@@ -90,34 +88,32 @@ class Shampoo final : public MatrixOptimizer {
     const float* pr = nullptr;
     if (left || right) {
       const float* g = gather(
-          be, tasks, [&tasks](std::size_t i) { return tasks[i].grad; }, ws.g, n);
+          be, lists_, tasks, [&tasks](std::size_t i) { return tasks[i].grad; }, ws.g, n);
       if (left) {
-        float* l = gather(be, tasks, slot(kL), ws.l, rows * rows);
+        float* l = gather(be, lists_, tasks, slot(kL), ws.l, rows * rows);
         gemm_f32(be, count, Trans::kNo, Trans::kYes, rows, rows, cols, add, g, g, keep, l);
-        scatter(be, tasks, slot(kL), l, rows * rows);
+        scatter(be, lists_, tasks, slot(kL), l, rows * rows);
         pl = refresh ? inverse_root(tasks, l, rows, kPL, ws.pl, statistics_scale, ws)
-                     : gather(be, tasks, slot(kPL), ws.pl, rows * rows);
+                     : gather(be, lists_, tasks, slot(kPL), ws.pl, rows * rows);
       }
       if (right) {
-        float* r = gather(be, tasks, slot(kR), ws.r, cols * cols);
+        float* r = gather(be, lists_, tasks, slot(kR), ws.r, cols * cols);
         gemm_f32(be, count, Trans::kYes, Trans::kNo, cols, cols, rows, add, g, g, keep, r);
-        scatter(be, tasks, slot(kR), r, cols * cols);
+        scatter(be, lists_, tasks, slot(kR), r, cols * cols);
         pr = refresh ? inverse_root(tasks, r, cols, kPR, ws.pr, statistics_scale, ws)
-                     : gather(be, tasks, slot(kPR), ws.pr, cols * cols);
+                     : gather(be, lists_, tasks, slot(kPR), ws.pr, cols * cols);
       }
     }
 
     // Before start_preconditioning_step the direction is the grafting (Adam) direction alone.
     if (t < o.start_preconditioning_step) {
-      for (std::int64_t i = 0; i < count; ++i) {
-        finish(tasks[static_cast<std::size_t>(i)], ws.a + i * n);
-      }
+      finish(tasks, ws.a);
       return;
     }
 
     // Shampoo direction D = L^{-1/4}·M·R^{-1/4} from the raw first moment: its bias correction
     // 1/(1−β1^t) cancels in the grafting ratio ‖A‖/‖D‖, so it is not applied.
-    const float* m = gather(be, tasks, slot(kM), ws.m, n);
+    const float* m = gather(be, lists_, tasks, slot(kM), ws.m, n);
     const float* d = m;
     if (left && right) {
       gemm_f32(be, count, Trans::kNo, Trans::kNo, rows, cols, rows, 1.0f, pl, m, 0.0f, ws.tmp);
@@ -137,14 +133,10 @@ class Shampoo final : public MatrixOptimizer {
     // exactly like the whole. A is dead once its norm is taken, so its array holds u.
     be.sum_squares(ws.a, ElementType::kFloat32, n, count, ws.sumsq);
     be.sum_squares(d, ElementType::kFloat32, n, count, ws.sumsq + count);
-    for (std::int64_t i = 0; i < count; ++i) {
-      const StepTask& task = tasks[static_cast<std::size_t>(i)];
-      float* u = task.direction != nullptr ? static_cast<float*>(task.direction) : ws.a + i * n;
-      be.fill_zero(u, static_cast<std::size_t>(n) * sizeof(float));
-      be.apply_update(u, d + i * n, ElementType::kFloat32, n, 1, -1.0f, 0.0f, 1.0f,
-                      backend::DecayOrder::kBeforeUpdate, ws.sumsq + i, ws.sumsq + count + i);
-      if (task.direction == nullptr) apply_direction(task.param, u, n, shape, t);
-    }
+    be.fill_zero(ws.a, static_cast<std::size_t>(count * n) * sizeof(float));
+    be.apply_update(ws.a, d, ElementType::kFloat32, n, count, -1.0f, 0.0f, 1.0f,
+                    backend::DecayOrder::kBeforeUpdate, ws.sumsq, ws.sumsq + count);
+    finish(tasks, ws.a);
   }
 
  public:
@@ -155,6 +147,8 @@ class Shampoo final : public MatrixOptimizer {
   }
 
  private:
+  ItemLists lists_;
+
   SolverBytes solver_bytes(std::int64_t rows, std::int64_t cols, std::int64_t batch) const {
     const ShampooOptions& o = spec_.shampoo;
     SolverBytes s;
@@ -180,8 +174,8 @@ class Shampoo final : public MatrixOptimizer {
     float* out = count == 1 ? buffer_state(tasks.front()).at(slot) : gathered;
     gemm_f32(be, count, Trans::kNo, Trans::kYes, d, d, d, 1.0f, ws.scaled, ws.q, 0.0f, out);
     scatter(
-        be, tasks, [&tasks, slot](std::size_t i) { return buffer_state(tasks[i]).at(slot); }, out,
-        d * d);
+        be, lists_, tasks,
+        [&tasks, slot](std::size_t i) { return buffer_state(tasks[i]).at(slot); }, out, d * d);
     return out;
   }
 };

@@ -66,6 +66,8 @@ class Soap final : public MatrixOptimizer {
   }
 
  private:
+  ItemLists lists_;
+
   SolverBytes solver_bytes(std::int64_t rows, std::int64_t cols, std::int64_t batch) const {
     const SoapOptions& o = spec_.soap;
     SolverBytes s;
@@ -73,6 +75,7 @@ class Soap final : public MatrixOptimizer {
       if (d > o.max_precond_dim) continue;
       s.eigh = std::max(s.eigh, backend_.eigh_workspace_bytes(d, batch));
       s.orthonormalize = std::max(s.orthonormalize, backend_.orthonormalize_workspace_bytes(d, d));
+      s.argsort = std::max(s.argsort, backend_.argsort_workspace_bytes(d));
     }
     return s;
   }
@@ -90,11 +93,12 @@ class Soap final : public MatrixOptimizer {
     const std::int64_t d = side == 0 ? shape.rows : shape.cols;
     const std::int64_t other = side == 0 ? shape.cols : shape.rows;
     const int gg_slot = side == 0 ? kGG0 : kGG1;
-    float* gg = gather(backend_, tasks, slot(tasks, gg_slot), side == 0 ? ws.gg0 : ws.gg1, d * d);
+    float* gg =
+        gather(backend_, lists_, tasks, slot(tasks, gg_slot), side == 0 ? ws.gg0 : ws.gg1, d * d);
     const auto add = static_cast<float>(1.0 - soap_shampoo_beta(spec_.soap));
     gemm_f32(backend_, count, side == 0 ? Trans::kNo : Trans::kYes,
              side == 0 ? Trans::kYes : Trans::kNo, d, d, other, add, g, g, keep, gg);
-    scatter(backend_, tasks, slot(tasks, gg_slot), gg, d * d);
+    scatter(backend_, lists_, tasks, slot(tasks, gg_slot), gg, d * d);
     return gg;
   }
 
@@ -108,7 +112,7 @@ class Soap final : public MatrixOptimizer {
     const SoapWorkspace ws =
         carve_soap(carver, o, shape, count, solver_bytes(shape.rows, shape.cols, count));
     const float* g = gather(
-        backend_, tasks, [&tasks](std::size_t i) { return tasks[i].grad; }, ws.g,
+        backend_, lists_, tasks, [&tasks](std::size_t i) { return tasks[i].grad; }, ws.g,
         shape.rows * shape.cols);
     for (int side = 0; side < 2; ++side) {
       const std::int64_t d = side == 0 ? shape.rows : shape.cols;
@@ -121,7 +125,7 @@ class Soap final : public MatrixOptimizer {
       backend_.add_diagonal(q, d, count, 1e-8f);
       backend_.eigh(d, count, q, ws.lam, ws.solver);
       backend_.reverse_columns(q, d, count);
-      scatter(backend_, tasks, slot(tasks, q_slot), q, d * d);
+      scatter(backend_, lists_, tasks, slot(tasks, q_slot), q, d * d);
     }
     // No update on this call; a split step gets a zero direction its rule does not apply.
     for (const StepTask& task : tasks) {
@@ -173,41 +177,38 @@ class Soap final : public MatrixOptimizer {
     auto& be = backend_;
 
     const float* g = gather(
-        be, tasks, [&tasks](std::size_t i) { return tasks[i].grad; }, ws.g, n);
-    float* q0 = left ? gather(be, tasks, slot(tasks, kQ0), ws.q0, rows * rows) : nullptr;
-    float* q1 = right ? gather(be, tasks, slot(tasks, kQ1), ws.q1, cols * cols) : nullptr;
+        be, lists_, tasks, [&tasks](std::size_t i) { return tasks[i].grad; }, ws.g, n);
+    float* q0 = left ? gather(be, lists_, tasks, slot(tasks, kQ0), ws.q0, rows * rows) : nullptr;
+    float* q1 = right ? gather(be, lists_, tasks, slot(tasks, kQ1), ws.q1, cols * cols) : nullptr;
 
     // Ĝ = Q0ᵀ·G·Q1; M ← β1·M + (1−β1)·G (original basis); V ← β2·V + (1−β2)·Ĝ².
     const float* ghat = rotate(g, q0, q1, false, ws.tmp, ws.ghat, shape, count);
-    for (std::int64_t i = 0; i < count; ++i) {
-      const auto& task = tasks[static_cast<std::size_t>(i)];
-      auto& st = buffer_state(task);
-      be.ema(st.at(kM), task.grad, n, static_cast<float>(o.beta1));
-      be.ema_square(st.at(kV), ghat + i * n, n, static_cast<float>(o.beta2));
-    }
+    const std::size_t k = tasks.size();
+    be.ema(list_of(lists_.a, k, slot(tasks, kM)),
+           list_of(lists_.x, k, [&tasks](std::size_t i) { return tasks[i].grad; }), n,
+           static_cast<float>(o.beta1));
+    be.ema_square(list_of(lists_.b, k, slot(tasks, kV)), items(ghat, count, n), n,
+                  static_cast<float>(o.beta2));
 
     // N = Q0·((Q0ᵀ·M·Q1) / (sqrt(V) + eps))·Q1ᵀ. The rotated M lands in `ph` even without any
     // basis (then a plain copy), because the division must not overwrite the state M.
-    const float* m = gather(be, tasks, slot(tasks, kM), ws.m, n);
+    const float* m = gather(be, lists_, tasks, slot(tasks, kM), ws.m, n);
     const float* mhat = rotate(m, q0, q1, false, ws.tmp, ws.ph, shape, count);
     if (mhat != ws.ph) be.copy(ws.ph, mhat, static_cast<std::size_t>(count * n) * sizeof(float));
-    for (std::int64_t i = 0; i < count; ++i) {
-      auto& st = buffer_state(tasks[static_cast<std::size_t>(i)]);
-      be.divide_sqrt_eps(ws.ph + i * n, st.at(kV), ws.ph + i * n, n, static_cast<float>(o.eps));
-    }
+    be.divide_sqrt_eps(items(static_cast<const float*>(ws.ph), count, n),
+                       list_of(lists_.y, k, slot(tasks, kV)), items(ws.ph, count, n), n,
+                       static_cast<float>(o.eps));
     // Without any basis the rotation is the identity and the update is ph itself.
     float* nb = left || right ? ws.nb : ws.ph;
     rotate(ws.ph, q0, q1, true, ws.tmp, nb, shape, count);
     if (o.normalize_grads) {
       be.sum_squares(nb, ElementType::kFloat32, n, count, ws.sumsq);
-      for (std::int64_t i = 0; i < count; ++i) {
-        be.normalize_rms(nb + i * n, n, ws.sumsq + i, 1e-30f);
-      }
+      be.normalize_rms(items(nb, count, n), n, ws.sumsq, 1e-30f);
     }
 
     // p ← (p − lr·s·N)·(1 − lr·wd), s = sqrt(1−β2^t)/(1−β1^t) with bias correction
     // (direction_rule).
-    for (std::int64_t i = 0; i < count; ++i) finish(tasks[static_cast<std::size_t>(i)], nb + i * n);
+    finish(tasks, nb);
 
     // Statistics after the update (as the original SOAP), then the refresh on t % f == 0.
     const auto keep = static_cast<float>(soap_shampoo_beta(o));
@@ -235,7 +236,7 @@ class Soap final : public MatrixOptimizer {
       const float* pi = ws.tmpd + i * d * d;
       int* perm = ws.perm + i * d;
       be.column_dots(qi, pi, d, ws.lam + i * d);
-      be.argsort_descending(ws.lam + i * d, d, perm);
+      be.argsort_descending(ws.lam + i * d, d, perm, ws.solver);
       float* v = st.at(kV);
       if (side == 0) {
         be.permute_rows(v, shape.rows, shape.cols, perm, ws.vperm);
@@ -247,7 +248,7 @@ class Soap final : public MatrixOptimizer {
       be.orthonormalize(d, d, qi, ws.solver);
     }
     const int q_slot = side == 0 ? kQ0 : kQ1;
-    scatter(be, tasks, slot(tasks, q_slot), q, d * d);
+    scatter(be, lists_, tasks, slot(tasks, q_slot), q, d * d);
   }
 };
 
@@ -278,7 +279,9 @@ SoapWorkspace carve_soap(Carver& carver, const SoapOptions& o, Shape shape, std:
   ws.lam = carver.floats(batch * dmax);
   ws.perm = static_cast<int*>(carver.take(static_cast<std::size_t>(batch * dmax) * sizeof(int)));
   if (left || right) ws.vperm = carver.floats(n);
-  ws.solver = carver.take(std::max(solver.eigh, solver.orthonormalize));
+  // eigh (first call), argsort and orthonormalize (refresh) run one after another on the
+  // backend's stream, so they share one region.
+  ws.solver = carver.take(std::max({solver.eigh, solver.orthonormalize, solver.argsort}));
   return ws;
 }
 

@@ -31,126 +31,132 @@ class CountingBackend final : public be::Backend {
   std::size_t allocated = 0;
 
   std::string_view name() const override { return inner_.name(); }
-  be::Buffer allocate(std::size_t bytes) override {
+  be::Buffer do_allocate(std::size_t bytes) override {
     allocated += bytes;
     return inner_.allocate(bytes);
   }
-  void upload(void* dst, const void* host, std::size_t bytes) override {
+  void do_upload(void* dst, const void* host, std::size_t bytes) override {
     inner_.upload(dst, host, bytes);
   }
-  void download(void* host, const void* src, std::size_t bytes) override {
+  void do_download(void* host, const void* src, std::size_t bytes) override {
     inner_.download(host, src, bytes);
   }
-  void synchronize() override { inner_.synchronize(); }
-  void fill_zero(void* dst, std::size_t bytes) override { inner_.fill_zero(dst, bytes); }
-  void copy(void* dst, const void* src, std::size_t bytes) override {
+  void do_synchronize() override { inner_.synchronize(); }
+  void do_fill_zero(void* dst, std::size_t bytes) override { inner_.fill_zero(dst, bytes); }
+  void do_copy(be::Items<void> dst, be::Items<const void> src, std::size_t bytes) override {
     inner_.copy(dst, src, bytes);
   }
-  void convert(void* dst, be::ElementType dt, const void* src, be::ElementType st,
-               std::int64_t n) override {
+  void do_convert(void* dst, be::ElementType dt, const void* src, be::ElementType st,
+                  std::int64_t n) override {
     inner_.convert(dst, dt, src, st, n);
   }
-  void gemm(const be::GemmArgs& a) override {
+  void do_gemm(const be::GemmArgs& a) override {
     flops += static_cast<double>(a.batch) * flops::gemm(a.m, a.n, a.k);
     inner_.gemm(a);
   }
-  void eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* ws) override {
+  void do_eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* ws) override {
     flops += static_cast<double>(count) * flops::eigh(n);
     inner_.eigh(n, count, a, w, ws);
   }
-  std::size_t eigh_workspace_bytes(std::int64_t n, std::int64_t count) override {
+  std::size_t do_eigh_workspace_bytes(std::int64_t n, std::int64_t count) override {
     return inner_.eigh_workspace_bytes(n, count);
   }
-  void orthonormalize(std::int64_t m, std::int64_t n, float* a, void* ws) override {
+  void do_orthonormalize(std::int64_t m, std::int64_t n, float* a, void* ws) override {
     flops += flops::orthonormalize(m, n);
     inner_.orthonormalize(m, n, a, ws);
   }
-  std::size_t orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) override {
+  std::size_t do_orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) override {
     return inner_.orthonormalize_workspace_bytes(m, n);
   }
-  void sum_squares(const void* x, be::ElementType t, std::int64_t n, std::int64_t count,
-                   float* out) override {
+  void do_sum_squares(const void* x, be::ElementType t, std::int64_t n, std::int64_t count,
+                      float* out) override {
     add(flops::kSumSquares, n * count);
     inner_.sum_squares(x, t, n, count, out);
   }
-  void count_nonfinite(const float* x, std::int64_t n, int* counter) override {
-    add(flops::kCountNonfinite, n);
+  void do_count_nonfinite(be::Items<const float> x, std::int64_t n, int* counter) override {
+    add(flops::kCountNonfinite, n * x.count());
     inner_.count_nonfinite(x, n, counter);
   }
-  void column_dots(const float* a, const float* b, std::int64_t n, float* out) override {
+  void do_column_dots(const float* a, const float* b, std::int64_t n, float* out) override {
     add(flops::kColumnDots, n * n);
     inner_.column_dots(a, b, n, out);
   }
-  void muon_momentum(float* buf, const float* g, void* out, be::ElementType t, std::int64_t n,
-                     float mu, bool nesterov) override {
-    add(flops::kMuonMomentum + (nesterov ? flops::kMuonNesterov : 0.0), n);
+  void do_muon_momentum(be::Items<float> buf, be::Items<const float> g, be::Items<void> out,
+                        be::ElementType t, std::int64_t n, float mu, bool nesterov) override {
+    add(flops::kMuonMomentum + (nesterov ? flops::kMuonNesterov : 0.0), n * buf.count());
     inner_.muon_momentum(buf, g, out, t, n, mu, nesterov);
   }
-  void normalize(void* x, be::ElementType t, std::int64_t n, std::int64_t count, const float* sumsq,
-                 float eps) override {
+  void do_normalize(void* x, be::ElementType t, std::int64_t n, std::int64_t count,
+                    const float* sumsq, float eps) override {
     add(flops::kNormalize, n * count);
     inner_.normalize(x, t, n, count, sumsq, eps);
   }
-  void normalize_rms(float* x, std::int64_t n, const float* sumsq, float eps) override {
-    add(flops::kNormalizeRms, n);
+  void do_normalize_rms(be::Items<float> x, std::int64_t n, const float* sumsq,
+                        float eps) override {
+    add(flops::kNormalizeRms, n * x.count());
     inner_.normalize_rms(x, n, sumsq, eps);
   }
-  void axpby(void* y, const void* x, be::ElementType t, std::int64_t n, float alpha,
-             float beta) override {
+  void do_axpby(void* y, const void* x, be::ElementType t, std::int64_t n, float alpha,
+                float beta) override {
     add(flops::kAxpby, n);
     inner_.axpby(y, x, t, n, alpha, beta);
   }
-  void ema(float* m, const float* g, std::int64_t n, float beta) override {
-    add(flops::kEma, n);
+  void do_ema(be::Items<float> m, be::Items<const float> g, std::int64_t n, float beta) override {
+    add(flops::kEma, n * m.count());
     inner_.ema(m, g, n, beta);
   }
-  void ema_square(float* v, const float* g, std::int64_t n, float beta) override {
-    add(flops::kEmaSquare, n);
+  void do_ema_square(be::Items<float> v, be::Items<const float> g, std::int64_t n,
+                     float beta) override {
+    add(flops::kEmaSquare, n * v.count());
     inner_.ema_square(v, g, n, beta);
   }
-  void adam_direction(const float* m, const float* v, float* out, std::int64_t n, float b1,
-                      float b2, float eps) override {
-    add(flops::kAdamDirection, n);
+  void do_adam_direction(be::Items<const float> m, be::Items<const float> v, be::Items<float> out,
+                         std::int64_t n, float b1, float b2, float eps) override {
+    add(flops::kAdamDirection, n * m.count());
     inner_.adam_direction(m, v, out, n, b1, b2, eps);
   }
-  void divide_sqrt_eps(const float* x, const float* v, float* out, std::int64_t n,
-                       float eps) override {
-    add(flops::kDivideSqrtEps, n);
+  void do_divide_sqrt_eps(be::Items<const float> x, be::Items<const float> v, be::Items<float> out,
+                          std::int64_t n, float eps) override {
+    add(flops::kDivideSqrtEps, n * x.count());
     inner_.divide_sqrt_eps(x, v, out, n, eps);
   }
-  void apply_update(float* p, const void* u, be::ElementType t, std::int64_t n, std::int64_t count,
-                    float lr, float wd, float scale, be::DecayOrder order, const float* num,
-                    const float* den) override {
-    add(flops::kApplyUpdate, n * count);
-    inner_.apply_update(p, u, t, n, count, lr, wd, scale, order, num, den);
+  void do_apply_update(be::Items<float> p, be::Items<const void> u, be::ElementType t,
+                       std::int64_t n, float lr, float wd, float scale, be::DecayOrder order,
+                       const float* num, const float* den) override {
+    add(flops::kApplyUpdate, n * p.count());
+    inner_.apply_update(p, u, t, n, lr, wd, scale, order, num, den);
   }
-  void adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n, float lr,
-                  float beta1, float beta2, float eps, float wd, float bias1,
-                  float bias2) override {
-    add(flops::kAdamWStep, n);
+  void do_adamw_step(be::Items<float> p, be::Items<const float> g, be::Items<float> m,
+                     be::Items<float> v, std::int64_t n, float lr, float beta1, float beta2,
+                     float eps, float wd, float bias1, float bias2) override {
+    add(flops::kAdamWStep, n * p.count());
     inner_.adamw_step(p, g, m, v, n, lr, beta1, beta2, eps, wd, bias1, bias2);
   }
-  void add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) override {
+  void do_add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) override {
     add(flops::kAddDiagonal, n * count);
     inner_.add_diagonal(a, n, count, value);
   }
-  void scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
-                         std::int64_t count, float eps, float exponent) override {
+  void do_scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
+                            std::int64_t count, float eps, float exponent) override {
     add(flops::kScaleColumnsPow, n * n * count);
     inner_.scale_columns_pow(q, w, out, n, count, eps, exponent);
   }
-  void reverse_columns(float* a, std::int64_t n, std::int64_t count) override {
+  void do_reverse_columns(float* a, std::int64_t n, std::int64_t count) override {
     inner_.reverse_columns(a, n, count);
   }
-  void argsort_descending(const float* values, std::int64_t n, int* perm) override {
-    inner_.argsort_descending(values, n, perm);
+  void do_argsort_descending(const float* values, std::int64_t n, int* perm,
+                             void* workspace) override {
+    inner_.argsort_descending(values, n, perm, workspace);
   }
-  void permute_columns(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                       float* out) override {
+  std::size_t do_argsort_workspace_bytes(std::int64_t n) override {
+    return inner_.argsort_workspace_bytes(n);
+  }
+  void do_permute_columns(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
+                          float* out) override {
     inner_.permute_columns(a, rows, cols, perm, out);
   }
-  void permute_rows(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                    float* out) override {
+  void do_permute_rows(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
+                       float* out) override {
     inner_.permute_rows(a, rows, cols, perm, out);
   }
 
@@ -253,7 +259,8 @@ TEST(CostModelTest, StateBytesEqualBytesAllocated) {
       std::size_t solver = 0;
       for (const std::int64_t d : {s.rows, s.cols}) {
         solver = std::max({solver, inner->eigh_workspace_bytes(d, 1),
-                           inner->orthonormalize_workspace_bytes(d, d)});
+                           inner->orthonormalize_workspace_bytes(d, d),
+                           inner->argsort_workspace_bytes(d)});
       }
       EXPECT_GE(ws, static_cast<std::size_t>(cost.workspace_bytes));
       EXPECT_LE(ws, static_cast<std::size_t>(cost.workspace_bytes) + solver + 256);

@@ -281,10 +281,12 @@ TEST(BatchTest, StepBatchEqualsOneByOneBitwise) {
 
 // A TP host computes a gathered matrix's direction and every TP rank applies its own shard: the
 // pieces of an applied direction must give bitwise what the in-place step gives, every step.
+// Three 8×8 matrices share one batch, one of them stepped in place beside the split ones.
 void expect_split_equals_in_place(const OptimizerSpec& spec, std::uint64_t seed) {
   SCOPED_TRACE(fmt::format("seed {}, {}", seed, to_string(spec.kind)));
   auto be = cpu();
-  const std::vector<Shape> shapes = {{8, 8}, {6, 10}, {12, 4}};
+  const std::vector<Shape> shapes = {{8, 8}, {6, 10}, {12, 4}, {8, 8}, {8, 8}};
+  const std::size_t in_place_in_batch = 3;
   auto split = make_matrix_optimizer(spec, *be);
   auto in_place = make_matrix_optimizer(spec, *be);
   const std::size_t es = backend::element_size(split->direction_type());
@@ -309,7 +311,11 @@ void expect_split_equals_in_place(const OptimizerSpec& spec, std::uint64_t seed)
       grads[i].upload(
           test::test_gradient(shapes[i], seed + 50 * static_cast<std::uint64_t>(t) + i));
       StepTask task{s_split[i].get(), nullptr, grads[i].data(), shapes[i], "w"};
-      task.direction = directions[i].data();
+      if (i == in_place_in_batch) {
+        task.param = p_split[i].data();
+      } else {
+        task.direction = directions[i].data();
+      }
       tasks.push_back(task);
     }
     split->step_batch(tasks);
@@ -317,7 +323,7 @@ void expect_split_equals_in_place(const OptimizerSpec& spec, std::uint64_t seed)
       // Three uneven pieces, as TP shards would cut it.
       const std::int64_t n = shapes[i].rows * shapes[i].cols;
       const std::int64_t cuts[] = {0, n / 3, n / 3 + n / 4, n};
-      for (int k = 0; k < 3; ++k) {
+      for (int k = 0; k < 3 && i != in_place_in_batch; ++k) {
         split->apply_direction(
             p_split[i].data() + cuts[k],
             directions[i].as<std::byte>() + cuts[k] * static_cast<std::int64_t>(es),

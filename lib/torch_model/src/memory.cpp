@@ -4,7 +4,7 @@
 // Run-shape and TP validation and the memory estimate of the libtorch model. No libtorch here.
 #include "canzona/torch_model/memory.hpp"
 
-#include <canzona/config.hpp>
+#include <canzona/core/device.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/layout/parallel_config.hpp>
 #include <canzona/layout/tp_shapes.hpp>
@@ -17,10 +17,6 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
-
-#if CANZONA_WITH_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 namespace canzona::torch_model {
 
@@ -95,24 +91,7 @@ std::int64_t available_host_bytes() {
          static_cast<std::int64_t>(sysconf(_SC_PAGE_SIZE));
 }
 
-std::int64_t available_cuda_bytes(int device) {
-#if CANZONA_WITH_CUDA
-  int previous = 0;
-  if (cudaGetDevice(&previous) != cudaSuccess || cudaSetDevice(device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  const bool ok = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess;
-  (void)cudaSetDevice(previous);
-  (void)cudaGetLastError();
-  return ok ? static_cast<std::int64_t>(free_bytes) : 0;
-#else
-  (void)device;
-  return 0;
-#endif
-}
+std::int64_t available_cuda_bytes(int device) { return cuda_free_memory_bytes(device); }
 
 void check_fits(const MemoryEstimate& estimate, std::int64_t available_bytes,
                 const model::ModelSpec& model, int tp, const RunShape& shape,

@@ -41,6 +41,28 @@ TEST(CpuBackendTest, FactoryMakesCpuAndRejectsUnknownNames) {
   EXPECT_THROW(make_backend("tpu"), ConfigError);
 }
 
+TEST(CpuBackendTest, OpCountsCountEveryCallOnceInTheInterface) {
+  CpuBackend backend;
+  const OpCounts start = backend.op_counts();
+  Buffer a = backend.allocate(64);
+  Buffer b = backend.allocate(64);
+  std::vector<float> host(16, 1.0f);
+  backend.upload(a.data(), host.data(), 64);
+  backend.copy(b.data(), a.data(), 64);
+  // Same-type convert and a strided copy are one operation each, however they are carried out.
+  backend.convert(b.data(), ElementType::kFloat32, a.data(), ElementType::kFloat32, 16);
+  backend.copy_2d(b.data(), 16, a.data(), 16, 8, 4);
+  backend.ema(a.as<float>(), b.as<float>(), 0, 0.5f);  // empty work still counts: same on GPUs
+  backend.synchronize();
+  backend.download(host.data(), b.data(), 64);
+  (void)backend.eigh_workspace_bytes(4, 1);  // queries are not operations
+  const OpCounts step = backend.op_counts() - start;
+  EXPECT_EQ(step.operations, 6U);
+  EXPECT_EQ(step.synchronizations, 2U);
+  EXPECT_EQ(step.allocations, 2U);
+  EXPECT_EQ(step.allocated_bytes, 128U);
+}
+
 TEST(CpuBackendTest, ElementSizes) {
   EXPECT_EQ(element_size(ElementType::kFloat32), 4U);
   EXPECT_EQ(element_size(ElementType::kBFloat16), 2U);

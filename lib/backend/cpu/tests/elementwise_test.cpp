@@ -8,8 +8,8 @@
 // the expression evaluated on absolute values (so cancellation cannot hide error) and c counts
 // the fp32 roundings on the longest path, rounded up (stated per kernel). bf16 stores add one
 // rounding of u_bf16 = 2^-8 relative.
-#include "bf16.hpp"
 #include "cpu_backend.hpp"
+#include "numerics.hpp"
 
 #include <canzona/core/error.hpp>
 #include "test_util.hpp"
@@ -18,11 +18,16 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace canzona::backend::cpu {
 namespace {
+
+using ops::bf16_to_float;
+using ops::float_to_bf16;
 
 using test::kU;
 using test::kUBf16;
@@ -398,6 +403,117 @@ TEST(CpuElementwiseTest, ZeroLengthCallsTouchNothing) {
   backend.axpby(x.data(), x.data(), ElementType::kFloat32, 0, 2.0f, 2.0f);
   backend.ema(x.as<float>(), x.as<float>(), 0, 0.5f);
   EXPECT_EQ(test::to_host<float>(backend, x, 1)[0], 42.0f);
+}
+
+// ---- batched operations over items anywhere ----------------------------------------------------
+
+/// The batched form over listed items must give, item by item, the bits of one call per item,
+/// count one operation, and refuse operands with different item counts.
+TEST(CpuBatchedTest, ListedItemsEqualOneCallPerItemAndCountOnce) {
+  SCOPED_TRACE(test::seed_trace());
+  constexpr std::int64_t kItems = 5, kN = 37;
+  CpuBackend batched, single;
+  struct Arrays {
+    std::vector<Buffer> p, g, m, v, out, ratio;
+  };
+  auto make = [&](CpuBackend& be) {
+    auto seeded = test::make_rng(61);
+    Arrays a;
+    for (std::int64_t i = 0; i < kItems; ++i) {
+      a.p.push_back(test::to_backend(be, test::random_floats(seeded, kN)));
+      a.g.push_back(test::to_backend(be, test::random_floats(seeded, kN)));
+      a.m.push_back(test::to_backend(be, test::random_floats(seeded, kN)));
+      a.v.push_back(test::to_backend(be, test::random_floats(seeded, kN, 0.0f, 1.0f)));
+      a.out.push_back(be.allocate(kN * sizeof(float)));
+    }
+    a.ratio.push_back(test::to_backend(be, test::random_floats(seeded, kItems, 0.5f, 2.0f)));
+    a.ratio.push_back(test::to_backend(be, test::random_floats(seeded, kItems, 0.5f, 2.0f)));
+    return a;
+  };
+  Arrays b = make(batched);
+  Arrays o = make(single);
+  auto list = [](const std::vector<Buffer>& buffers) {
+    std::vector<float*> l;
+    for (const Buffer& x : buffers) l.push_back(x.as<float>());
+    return l;
+  };
+  auto clist = [](const std::vector<Buffer>& buffers) {
+    std::vector<const float*> l;
+    for (const Buffer& x : buffers) l.push_back(x.as<float>());
+    return l;
+  };
+  const auto bp = list(b.p), bm = list(b.m), bv = list(b.v), bout = list(b.out);
+  const auto bg = clist(b.g), bmc = clist(b.m), bvc = clist(b.v);
+  std::vector<void*> bout_bytes(bout.begin(), bout.end());
+  std::vector<const void*> bout_src(bout.begin(), bout.end());
+  Buffer counter_b = test::to_backend(batched, std::vector<int>{0});
+  const OpCounts before = batched.op_counts();
+  batched.muon_momentum(std::span<float* const>(bm), std::span<const float* const>(bg),
+                        std::span<void* const>(bout_bytes), ElementType::kFloat32, kN, 0.9f, true);
+  batched.ema(std::span<float* const>(bv), std::span<const float* const>(bg), kN, 0.99f);
+  batched.ema_square(std::span<float* const>(bv), std::span<const float* const>(bg), kN, 0.99f);
+  batched.adam_direction(std::span<const float* const>(bmc), std::span<const float* const>(bvc),
+                         std::span<float* const>(bout), kN, 0.5f, 0.25f, 1e-8f);
+  batched.divide_sqrt_eps(std::span<const float* const>(bmc), std::span<const float* const>(bvc),
+                          std::span<float* const>(bm), kN, 1e-8f);
+  batched.apply_update(std::span<float* const>(bp), std::span<const void* const>(bout_src),
+                       ElementType::kFloat32, kN, 0.01f, 0.1f, 1.5f, DecayOrder::kBeforeUpdate,
+                       b.ratio[0].as<float>(), b.ratio[1].as<float>());
+  batched.normalize_rms(std::span<float* const>(bout), kN, b.ratio[0].as<float>(), 1e-6f);
+  batched.adamw_step(std::span<float* const>(bp), std::span<const float* const>(bg),
+                     std::span<float* const>(bm), std::span<float* const>(bv), kN, 1e-3f, 0.9f,
+                     0.95f, 1e-8f, 0.1f, 0.19f, 0.0975f);
+  batched.count_nonfinite(std::span<const float* const>(bg), kN, counter_b.as<int>());
+  EXPECT_EQ((batched.op_counts() - before).operations, 9U) << "one operation per batched call";
+
+  for (std::int64_t i = 0; i < kItems; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    float* p = o.p[u].as<float>();
+    float* m = o.m[u].as<float>();
+    float* v = o.v[u].as<float>();
+    float* out = o.out[u].as<float>();
+    const float* g = o.g[u].as<float>();
+    single.muon_momentum(m, g, out, ElementType::kFloat32, kN, 0.9f, true);
+    single.ema(v, g, kN, 0.99f);
+    single.ema_square(v, g, kN, 0.99f);
+    single.adam_direction(m, v, out, kN, 0.5f, 0.25f, 1e-8f);
+    single.divide_sqrt_eps(m, v, m, kN, 1e-8f);
+    single.apply_update(p, out, ElementType::kFloat32, kN, 1, 0.01f, 0.1f, 1.5f,
+                        DecayOrder::kBeforeUpdate, o.ratio[0].as<float>() + i,
+                        o.ratio[1].as<float>() + i);
+    single.normalize_rms(out, kN, o.ratio[0].as<float>() + i, 1e-6f);
+    single.adamw_step(p, g, m, v, kN, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, 0.19f, 0.0975f);
+  }
+  for (std::size_t i = 0; i < static_cast<std::size_t>(kItems); ++i) {
+    for (const auto* pair : {&b.p, &b.m, &b.v, &b.out}) {
+      const std::vector<Buffer>& mine = *pair;
+      const std::vector<Buffer>& theirs = pair == &b.p   ? o.p
+                                          : pair == &b.m ? o.m
+                                          : pair == &b.v ? o.v
+                                                         : o.out;
+      EXPECT_EQ(std::memcmp(mine[i].data(), theirs[i].data(), kN * sizeof(float)), 0)
+          << "item " << i;
+    }
+  }
+  EXPECT_EQ(test::to_host<int>(batched, counter_b, 1)[0], 0);
+
+  // Operands with different item counts are refused before anything runs.
+  EXPECT_THROW(batched.ema(std::span<float* const>(bv), bg[0], kN, 0.5f), Error);
+}
+
+TEST(CpuBatchedTest, BatchedCopyOfListedAndBackToBackItems) {
+  CpuBackend backend;
+  std::vector<Buffer> items;
+  std::vector<const void*> sources;
+  for (int i = 0; i < 4; ++i) {
+    items.push_back(test::to_backend(backend, std::vector<float>{float(i), float(10 * i)}));
+    sources.push_back(items.back().data());
+  }
+  Buffer packed = backend.allocate(8 * sizeof(float));
+  backend.copy(Items<void>(packed.data(), 4, 2 * sizeof(float)),
+               std::span<const void* const>(sources), 2 * sizeof(float));
+  EXPECT_EQ(test::to_host<float>(backend, packed, 8),
+            (std::vector<float>{0, 0, 1, 10, 2, 20, 3, 30}));
 }
 
 }  // namespace

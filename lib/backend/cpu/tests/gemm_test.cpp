@@ -8,8 +8,8 @@
 //   |C − Ĉ| ≤ γ(k+2) · (|α|·Σ_p |a_ip·b_pj| + |β·c_ij|),  γ(j) = j·u / (1 − j·u),  u = 2^-24,
 // with the exact (double) products of the fp32 (or bf16-widened) inputs as reference. A bf16 C
 // adds one rounding of at most u_bf16 = 2^-8 relative.
-#include "bf16.hpp"
 #include "cpu_backend.hpp"
+#include "numerics.hpp"
 
 #include <canzona/core/error.hpp>
 #include "test_util.hpp"
@@ -26,6 +26,9 @@
 
 namespace canzona::backend::cpu {
 namespace {
+
+using ops::bf16_to_float;
+using ops::float_to_bf16;
 
 using test::kU;
 using test::kUBf16;

@@ -5,6 +5,8 @@
 // argsort_descending (ties by lower index), permute_rows / permute_columns, column_dots.
 #include "cpu_backend.hpp"
 
+#include <canzona/core/error.hpp>
+
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -40,6 +42,18 @@ TEST(CpuMatrixHelpersTest, ScaleColumnsPowExact) {
   EXPECT_EQ(test::to_host<float>(backend, out, 9), expected);
   backend.scale_columns_pow(q.as<float>(), w.as<float>(), q.as<float>(), 3, 1, 1.0f, -0.5f);
   EXPECT_EQ(test::to_host<float>(backend, q, 9), expected) << "out aliasing q";
+}
+
+TEST(CpuMatrixHelpersTest, ScaleColumnsPowRejectsExponentsItCannotRootExactly) {
+  CpuBackend backend;
+  Buffer q = test::to_backend(backend, std::vector<float>{1, 2, 3, 4});
+  Buffer w = test::to_backend(backend, std::vector<float>{1, 2});
+  for (float exponent : {-0.3f, 0.25f, -2.0f}) {
+    EXPECT_THROW(backend.scale_columns_pow(q.as<float>(), w.as<float>(), q.as<float>(), 2, 1, 0.0f,
+                                           exponent),
+                 Error)
+        << exponent;
+  }
 }
 
 TEST(CpuMatrixHelpersTest, ScaleColumnsPowMatchesDoubleLoop) {
@@ -81,13 +95,14 @@ TEST(CpuMatrixHelpersTest, ArgsortDescendingBreaksTiesByLowerIndex) {
   CpuBackend backend;
   Buffer v = test::to_backend(backend, std::vector<float>{1, 3, 3, -1, 3, 0});
   Buffer perm = backend.allocate(6 * sizeof(int));
-  backend.argsort_descending(v.as<float>(), 6, perm.as<int>());
+  Buffer ws = backend.allocate(backend.argsort_workspace_bytes(6));
+  backend.argsort_descending(v.as<float>(), 6, perm.as<int>(), ws.data());
   EXPECT_EQ(test::to_host<int>(backend, perm, 6), (std::vector<int>{1, 2, 4, 0, 5, 3}));
 
   // NaN sorts after every number (documented choice; keeps the order well defined).
   Buffer vn = test::to_backend(
       backend, std::vector<float>{std::numeric_limits<float>::quiet_NaN(), 2, -5, 2});
-  backend.argsort_descending(vn.as<float>(), 4, perm.as<int>());
+  backend.argsort_descending(vn.as<float>(), 4, perm.as<int>(), ws.data());
   EXPECT_EQ(test::to_host<int>(backend, perm, 4), (std::vector<int>{1, 3, 2, 0}));
 }
 
@@ -101,7 +116,8 @@ TEST(CpuMatrixHelpersTest, ArgsortDescendingRandomWithManyTies) {
   for (float& x : values) x = static_cast<float>(dist(rng));
   Buffer v = test::to_backend(backend, values);
   Buffer perm = backend.allocate(kN * sizeof(int));
-  backend.argsort_descending(v.as<float>(), kN, perm.as<int>());
+  Buffer ws = backend.allocate(backend.argsort_workspace_bytes(kN));
+  backend.argsort_descending(v.as<float>(), kN, perm.as<int>(), ws.data());
   const auto p = test::to_host<int>(backend, perm, kN);
   std::vector<int> sorted = p;
   std::sort(sorted.begin(), sorted.end());

@@ -45,9 +45,25 @@ TEST(CudaBackendFactory, DirectFactoryNoGpuGivesConfigError) {
   }
 }
 
-TEST(CudaBackendFactory, NegativeDeviceGivesConfigError) {
-  EXPECT_THROW((void)cb::make_backend("cuda", -1), ConfigError);
+TEST(CudaBackendFactory, NegativeDeviceIsAConfigErrorForTheDirectFactory) {
+  // make_backend reads a negative device as "the current one"; make_cuda_backend takes only an
+  // existing device index.
   EXPECT_THROW((void)cb::make_cuda_backend(-1), ConfigError);
+}
+
+TEST(CudaBackendFactory, DefaultDeviceIsTheCurrentOneOrAClearError) {
+  if (canzona::cuda_device_count() > 0) {
+    const auto backend = cb::make_backend("cuda");
+    EXPECT_EQ(backend->device(), canzona::cuda_current_device());
+    return;
+  }
+  EXPECT_EQ(canzona::cuda_current_device(), -1);
+  try {
+    (void)cb::make_backend("cuda");
+    FAIL() << "make_backend(\"cuda\") succeeded without a GPU";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--backend cpu"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

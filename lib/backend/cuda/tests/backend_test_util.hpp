@@ -6,6 +6,7 @@
 #pragma once
 
 #include "cuda_backend.hpp"
+#include "numerics.hpp"
 
 #include <canzona/backend/backend.hpp>
 #include <canzona/testing/gpu.hpp>
@@ -23,26 +24,13 @@
 
 namespace canzona::backend::test {
 
-/// fp32 → bf16 pattern, round to nearest even (the reference for the device conversion).
-inline std::uint16_t to_bf16(float f) {
-  std::uint32_t u = 0;
-  std::memcpy(&u, &f, sizeof(u));
-  if ((u & 0x7fffffffU) > 0x7f800000U) {
-    return static_cast<std::uint16_t>((u >> 16) | 0x40U);  // quiet NaN
-  }
-  u += 0x7fffU + ((u >> 16) & 1U);
-  return static_cast<std::uint16_t>(u >> 16);
-}
+/// fp32 → bf16 pattern: the backends' one conversion (nearest even, every NaN → 0x7FC0).
+inline std::uint16_t to_bf16(float f) { return ops::float_to_bf16(f); }
 
-inline float from_bf16(std::uint16_t h) {
-  const std::uint32_t u = static_cast<std::uint32_t>(h) << 16;
-  float f = 0.0f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-}
+inline float from_bf16(std::uint16_t h) { return ops::bf16_to_float(h); }
 
 /// f rounded to the nearest bf16 value, as a float.
-inline float round_bf16(float f) { return from_bf16(to_bf16(f)); }
+inline float round_bf16(float f) { return ops::round_to_bf16(f); }
 
 inline std::vector<std::uint16_t> to_bf16(const std::vector<float>& v) {
   std::vector<std::uint16_t> out(v.size());

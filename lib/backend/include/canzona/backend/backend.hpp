@@ -13,20 +13,32 @@
 //    here synchronises the host except synchronize(), download() and the explicitly blocking
 //    queries. No operation allocates memory; workspaces are sized by the *_workspace_bytes
 //    queries and allocated once by the caller, outside the timed step.
+//  - Every public operation is counted (op_counts()) before the implementation's do_* hook runs,
+//    so the cpu and cuda backends report the same operations per step for the same calls.
 //  - Scalars that depend on data (norms, counters) stay in backend memory (`const float*` /
 //    `int*` arguments) so a step never waits for the host; hyper-parameters are host values.
 //  - Batched operations act on `count` equally shaped items laid out back to back (item i
-//    starts at i·stride elements, stride = rows·cols unless stated).
+//    starts at i·stride elements, stride = rows·cols unless stated), or, where they take Items
+//    (items.hpp), on arrays anywhere: one operation for a whole group of matrices whose state
+//    arrays were allocated one by one. Every Items operand of one call has the same count.
+//  - Element-wise arithmetic is fp32 with one rounding per operation (never fused into an FMA),
+//    written once in lib/backend/ops/ and run by both backends, so the cpu and cuda backends give
+//    the same bits for every element-wise operation; reductions, GEMMs and solvers agree to
+//    rounding (their summation orders differ).
 #pragma once
+
+#include "canzona/backend/items.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string_view>
 
 namespace canzona::backend {
 
-/// Storage type of an array. bf16 is stored as its 16-bit pattern (upper half of an fp32).
+/// Storage type of an array. bf16 is stored as its 16-bit pattern (upper half of an fp32);
+/// fp32 → bf16 rounds to nearest even and turns every NaN into 0x7FC0.
 enum class ElementType { kFloat32, kBFloat16 };
 
 /// Bytes of one element.
@@ -90,6 +102,23 @@ struct GemmArgs {
   std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;
 };
 
+/// What a backend has been asked to do. Counted in the interface (Backend's public methods), before
+/// any implementation runs, so the cpu and cuda backends count the same numbers for the same
+/// calls: "backend operations per step" is measured on a CPU exactly as a GPU would see it.
+struct OpCounts {
+  /// Enqueued work: copies, conversions, uploads, downloads, GEMMs, solvers, reductions and
+  /// element-wise kernels, one per call whatever its size.
+  std::uint64_t operations = 0;
+  /// Host waits: synchronize() and download().
+  std::uint64_t synchronizations = 0;
+  /// allocate() calls and their bytes (none belong inside a step).
+  std::uint64_t allocations = 0;
+  std::uint64_t allocated_bytes = 0;
+};
+
+/// The counts between two snapshots (later − earlier), e.g. of one step.
+OpCounts operator-(const OpCounts& later, const OpCounts& earlier);
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -99,117 +128,293 @@ class Backend {
 
   /// "cpu" or "cuda".
   virtual std::string_view name() const = 0;
+  /// The CUDA device this backend's memory and work live on; -1 for host memory (cpu). The
+  /// executor refuses to pair a backend with communicators on another device.
+  virtual int device() const noexcept { return -1; }
+
+  /// Operations, host synchronisations and allocations requested since construction.
+  const OpCounts& op_counts() const noexcept { return counts_; }
 
   // ---- memory (outside timed steps) -------------------------------------------------------
   /// Zero-filled memory of `bytes` bytes, aligned to 256 bytes. Blocking.
-  virtual Buffer allocate(std::size_t bytes) = 0;
+  Buffer allocate(std::size_t bytes) {
+    ++counts_.allocations;
+    counts_.allocated_bytes += bytes;
+    return do_allocate(bytes);
+  }
   /// Host → backend copy, ordered on the stream; `host` must stay valid until synchronize().
-  virtual void upload(void* dst, const void* host, std::size_t bytes) = 0;
+  void upload(void* dst, const void* host, std::size_t bytes) {
+    ++counts_.operations;
+    do_upload(dst, host, bytes);
+  }
   /// Backend → host copy. Blocking: returns when `host` holds the data.
-  virtual void download(void* host, const void* src, std::size_t bytes) = 0;
+  void download(void* host, const void* src, std::size_t bytes) {
+    ++counts_.operations;
+    ++counts_.synchronizations;
+    do_download(host, src, bytes);
+  }
   /// Blocks the host until all enqueued work is done.
-  virtual void synchronize() = 0;
+  void synchronize() {
+    ++counts_.synchronizations;
+    do_synchronize();
+  }
 
   // ---- data movement ------------------------------------------------------------------------
-  virtual void fill_zero(void* dst, std::size_t bytes) = 0;
-  virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
+  void fill_zero(void* dst, std::size_t bytes) {
+    ++counts_.operations;
+    do_fill_zero(dst, bytes);
+  }
+  /// dst_i ← src_i, `bytes` bytes per item (one copy, or a batch of equal-sized ones).
+  void copy(Items<void> dst, Items<const void> src, std::size_t bytes) {
+    count_batch("copy", {dst.count(), src.count()});
+    do_copy(dst, src, bytes);
+  }
   /// 2-D strided copy with cudaMemcpy2D semantics: `rows` rows of `width` bytes, row i read
   /// from src + i·src_pitch and written to dst + i·dst_pitch (pitches in bytes, each ≥ width).
   /// Moves a column block of a row-major matrix, e.g. a row-parallel TP shard into its place in
   /// the gathered matrix. Enqueued on the stream like copy(); source and destination must not
   /// overlap. canzona::Error when a pitch is smaller than `width`. The default runs one copy()
   /// per row; backends override it with one call.
-  virtual void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-                       std::size_t width, std::size_t rows);
+  void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+               std::size_t width, std::size_t rows) {
+    ++counts_.operations;
+    do_copy_2d(dst, dst_pitch, src, src_pitch, width, rows);
+  }
   /// dst[i] = convert(src[i]); fp32 → bf16 rounds to nearest even.
-  virtual void convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
-                       std::int64_t n) = 0;
+  void convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
+               std::int64_t n) {
+    ++counts_.operations;
+    do_convert(dst, dst_type, src, src_type, n);
+  }
 
   // ---- dense linear algebra -----------------------------------------------------------------
-  virtual void gemm(const GemmArgs& args) = 0;
+  void gemm(const GemmArgs& args) {
+    ++counts_.operations;
+    do_gemm(args);
+  }
   /// Symmetric eigendecomposition of `count` n×n fp32 matrices (each read from its lower and
   /// upper triangle alike; callers pass symmetric matrices). On return each matrix holds its
   /// eigenvectors as COLUMNS (a[r·n + j] is component r of eigenvector j) and w[i·n + j] the
   /// eigenvalues in ASCENDING order. `workspace` has eigh_workspace_bytes(n, count) bytes.
-  virtual void eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* workspace) = 0;
-  virtual std::size_t eigh_workspace_bytes(std::int64_t n, std::int64_t count) = 0;
+  void eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* workspace) {
+    ++counts_.operations;
+    do_eigh(n, count, a, w, workspace);
+  }
+  std::size_t eigh_workspace_bytes(std::int64_t n, std::int64_t count) {
+    return do_eigh_workspace_bytes(n, count);
+  }
   /// Replaces the m×n (m ≥ n) fp32 matrix `a` by the Q factor of its thin QR decomposition,
   /// with column signs chosen so that diag(R) ≥ 0 (unique for full-rank input).
-  virtual void orthonormalize(std::int64_t m, std::int64_t n, float* a, void* workspace) = 0;
-  virtual std::size_t orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) = 0;
+  void orthonormalize(std::int64_t m, std::int64_t n, float* a, void* workspace) {
+    ++counts_.operations;
+    do_orthonormalize(m, n, a, workspace);
+  }
+  std::size_t orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) {
+    return do_orthonormalize_workspace_bytes(m, n);
+  }
 
   // ---- reductions (results stay in backend memory) ------------------------------------------
   /// out[i] = Σ_j x_i[j]² over `count` items of n elements each (fp32 accumulation).
-  virtual void sum_squares(const void* x, ElementType type, std::int64_t n, std::int64_t count,
-                           float* out) = 0;
-  /// *counter += number of NaN/Inf elements of x (fp32). Lets a step detect bad gradients
-  /// without a host synchronisation; callers read the counter after synchronize().
-  virtual void count_nonfinite(const float* x, std::int64_t n, int* counter) = 0;
+  void sum_squares(const void* x, ElementType type, std::int64_t n, std::int64_t count,
+                   float* out) {
+    ++counts_.operations;
+    do_sum_squares(x, type, n, count, out);
+  }
+  /// *counter += number of NaN/Inf elements of the items x_i (n fp32 each). Lets a step detect
+  /// bad gradients without a host synchronisation; callers read the counter after synchronize().
+  void count_nonfinite(Items<const float> x, std::int64_t n, int* counter) {
+    count_batch("count_nonfinite", {x.count()});
+    do_count_nonfinite(x, n, counter);
+  }
   /// out[j] = Σ_r a[r·n + j]·b[r·n + j] for n×n fp32 matrices: diag(aᵀ·b).
-  virtual void column_dots(const float* a, const float* b, std::int64_t n, float* out) = 0;
+  void column_dots(const float* a, const float* b, std::int64_t n, float* out) {
+    ++counts_.operations;
+    do_column_dots(a, b, n, out);
+  }
 
   // ---- fused element-wise kernels -----------------------------------------------------------
-  /// Muon momentum: buf ← μ·buf + (1 − μ)·g; out ← nesterov ? (1 − μ)·g + μ·buf : buf.
-  /// `out` may be bf16 (the NS input); buf and g are fp32.
-  virtual void muon_momentum(float* buf, const float* g, void* out, ElementType out_type,
-                             std::int64_t n, float mu, bool nesterov) = 0;
-  /// Frobenius normalisation of `count` items of n elements: x_i ← x_i / max(sqrt(sumsq[i]), eps).
-  virtual void normalize(void* x, ElementType type, std::int64_t n, std::int64_t count,
-                         const float* sumsq, float eps) = 0;
-  /// RMS normalisation of one item: x ← x / (eps + sqrt(*sumsq / n)).
-  virtual void normalize_rms(float* x, std::int64_t n, const float* sumsq, float eps) = 0;
+  /// Muon momentum, per item: buf ← μ·buf + (1 − μ)·g; out ← nesterov ? (1 − μ)·g + μ·buf :
+  /// buf. `out` may be bf16 (the NS input); buf and g are fp32.
+  void muon_momentum(Items<float> buf, Items<const float> g, Items<void> out, ElementType out_type,
+                     std::int64_t n, float mu, bool nesterov) {
+    count_batch("muon_momentum", {buf.count(), g.count(), out.count()});
+    do_muon_momentum(buf, g, out, out_type, n, mu, nesterov);
+  }
+  /// Frobenius normalisation of `count` items of n elements: x_i ← x_i / max(sqrt(sumsq[i]), eps)
+  /// (a NaN norm gives NaN, it is not clamped to eps).
+  void normalize(void* x, ElementType type, std::int64_t n, std::int64_t count, const float* sumsq,
+                 float eps) {
+    ++counts_.operations;
+    do_normalize(x, type, n, count, sumsq, eps);
+  }
+  /// RMS normalisation per item: x_i ← x_i / (eps + sqrt(sumsq[i] / n)).
+  void normalize_rms(Items<float> x, std::int64_t n, const float* sumsq, float eps) {
+    count_batch("normalize_rms", {x.count()});
+    do_normalize_rms(x, n, sumsq, eps);
+  }
   /// y ← alpha·x + beta·y (x and y of the same type; x may equal y).
-  virtual void axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
-                     float beta) = 0;
-  /// m ← β·m + (1 − β)·g.
-  virtual void ema(float* m, const float* g, std::int64_t n, float beta) = 0;
-  /// v ← β·v + (1 − β)·g².
-  virtual void ema_square(float* v, const float* g, std::int64_t n, float beta) = 0;
-  /// out ← (m / bias1) / (sqrt(v / bias2) + eps)  (Adam direction; out may alias m).
-  virtual void adam_direction(const float* m, const float* v, float* out, std::int64_t n,
-                              float bias1, float bias2, float eps) = 0;
-  /// out ← x / (sqrt(v) + eps) (SOAP's rotated-basis division; out may alias x).
-  virtual void divide_sqrt_eps(const float* x, const float* v, float* out, std::int64_t n,
-                               float eps) = 0;
+  void axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha, float beta) {
+    ++counts_.operations;
+    do_axpby(y, x, type, n, alpha, beta);
+  }
+  /// m ← β·m + (1 − β)·g, per item.
+  void ema(Items<float> m, Items<const float> g, std::int64_t n, float beta) {
+    count_batch("ema", {m.count(), g.count()});
+    do_ema(m, g, n, beta);
+  }
+  /// v ← β·v + (1 − β)·g², per item.
+  void ema_square(Items<float> v, Items<const float> g, std::int64_t n, float beta) {
+    count_batch("ema_square", {v.count(), g.count()});
+    do_ema_square(v, g, n, beta);
+  }
+  /// out ← (m / bias1) / (sqrt(v / bias2) + eps), per item (Adam direction; out may alias m).
+  void adam_direction(Items<const float> m, Items<const float> v, Items<float> out, std::int64_t n,
+                      float bias1, float bias2, float eps) {
+    count_batch("adam_direction", {m.count(), v.count(), out.count()});
+    do_adam_direction(m, v, out, n, bias1, bias2, eps);
+  }
+  /// out ← x / (sqrt(v) + eps), per item (SOAP's rotated-basis division; out may alias x).
+  void divide_sqrt_eps(Items<const float> x, Items<const float> v, Items<float> out, std::int64_t n,
+                       float eps) {
+    count_batch("divide_sqrt_eps", {x.count(), v.count(), out.count()});
+    do_divide_sqrt_eps(x, v, out, n, eps);
+  }
   /// Decoupled-weight-decay update of `count` items of n elements (p fp32, u of `u_type`):
   ///   s_i = scale · (ratio_num ? sqrt(ratio_num[i]) / max(sqrt(ratio_den[i]), 1e-30) : 1)
   ///   kBeforeUpdate: p_i ← p_i·(1 − lr·wd) − lr·s_i·u_i;  kAfterUpdate: p_i ← (p_i −
   ///   lr·s_i·u_i)·(1 − lr·wd)
   /// The optional norm ratio implements Shampoo's grafting without a host round trip.
-  virtual void apply_update(float* p, const void* u, ElementType u_type, std::int64_t n,
-                            std::int64_t count, float lr, float wd, float scale, DecayOrder order,
-                            const float* ratio_num, const float* ratio_den) = 0;
+  void apply_update(float* p, const void* u, ElementType u_type, std::int64_t n, std::int64_t count,
+                    float lr, float wd, float scale, DecayOrder order, const float* ratio_num,
+                    const float* ratio_den) {
+    apply_update(back_to_back(p, count, n),
+                 Items<const void>(u, count, static_cast<std::size_t>(n) * element_size(u_type)),
+                 u_type, n, lr, wd, scale, order, ratio_num, ratio_den);
+  }
+  /// The same for items anywhere (ratio_num[i] / ratio_den[i] belong to item i).
+  void apply_update(Items<float> p, Items<const void> u, ElementType u_type, std::int64_t n,
+                    float lr, float wd, float scale, DecayOrder order, const float* ratio_num,
+                    const float* ratio_den) {
+    count_batch("apply_update", {p.count(), u.count()});
+    do_apply_update(p, u, u_type, n, lr, wd, scale, order, ratio_num, ratio_den);
+  }
   /// One fused AdamW step (bias-corrected with the host scalars bias1 = 1 − β1^t, bias2 = 1 −
   /// β2^t):
   ///   m ← β1·m + (1 − β1)·g; v ← β2·v + (1 − β2)·g²; p ← p·(1 − lr·wd) −
   ///   lr·(m/bias1)/(sqrt(v/bias2) + eps)
-  virtual void adamw_step(float* p, const float* g, float* m, float* v, std::int64_t n, float lr,
-                          float beta1, float beta2, float eps, float wd, float bias1,
-                          float bias2) = 0;
+  /// Per item of n elements.
+  void adamw_step(Items<float> p, Items<const float> g, Items<float> m, Items<float> v,
+                  std::int64_t n, float lr, float beta1, float beta2, float eps, float wd,
+                  float bias1, float bias2) {
+    count_batch("adamw_step", {p.count(), g.count(), m.count(), v.count()});
+    do_adamw_step(p, g, m, v, n, lr, beta1, beta2, eps, wd, bias1, bias2);
+  }
 
   // ---- small-matrix helpers for the preconditioners (n×n fp32, `count` back to back) -------
   /// a_i ← a_i + value·I.
-  virtual void add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) = 0;
+  void add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) {
+    ++counts_.operations;
+    do_add_diagonal(a, n, count, value);
+  }
   /// out_i[r, j] = q_i[r, j] · (max(w_i[j], 0) + eps)^exponent  (columns of eigenvectors scaled
-  /// for an inverse root; out_i · q_iᵀ is then the root).
-  virtual void scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
-                                 std::int64_t count, float eps, float exponent) = 0;
+  /// for an inverse root; out_i · q_iᵀ is then the root). `exponent` must be −1/2^k, k ≤ 8
+  /// (canzona::Error otherwise): the root is k correctly rounded square roots and a division,
+  /// which both backends evaluate to the same bits (powf is not correctly rounded). A NaN
+  /// eigenvalue gives a NaN column (max keeps NaN). out may alias q.
+  void scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
+                         std::int64_t count, float eps, float exponent) {
+    ++counts_.operations;
+    do_scale_columns_pow(q, w, out, n, count, eps, exponent);
+  }
   /// Reverses the column order of `count` n×n matrices in place (ascending → descending
   /// eigenvalue order).
-  virtual void reverse_columns(float* a, std::int64_t n, std::int64_t count) = 0;
-  /// perm ← indices that sort `values` (n entries) in DESCENDING order, ties by lower index.
-  virtual void argsort_descending(const float* values, std::int64_t n, int* perm) = 0;
+  void reverse_columns(float* a, std::int64_t n, std::int64_t count) {
+    ++counts_.operations;
+    do_reverse_columns(a, n, count);
+  }
+  /// perm ← indices that sort `values` (n entries) in DESCENDING order, ties by lower index
+  /// (−0 ties with +0), every NaN last (in index order). `workspace` has
+  /// argsort_workspace_bytes(n) bytes.
+  void argsort_descending(const float* values, std::int64_t n, int* perm, void* workspace) {
+    ++counts_.operations;
+    do_argsort_descending(values, n, perm, workspace);
+  }
+  std::size_t argsort_workspace_bytes(std::int64_t n) { return do_argsort_workspace_bytes(n); }
   /// out[r, j] = a[r, perm[j]] for a rows×cols matrix (out must not alias a).
-  virtual void permute_columns(const float* a, std::int64_t rows, std::int64_t cols,
-                               const int* perm, float* out) = 0;
+  void permute_columns(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
+                       float* out) {
+    ++counts_.operations;
+    do_permute_columns(a, rows, cols, perm, out);
+  }
   /// out[r, :] = a[perm[r], :] for a rows×cols matrix (out must not alias a).
-  virtual void permute_rows(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                            float* out) = 0;
+  void permute_rows(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
+                    float* out) {
+    ++counts_.operations;
+    do_permute_rows(a, rows, cols, perm, out);
+  }
 
  protected:
   friend class Buffer;
   /// Frees memory from allocate(); never throws.
   virtual void release(void* data) noexcept = 0;
+
+  // Implementations of the operations above (called once counted; see op_counts()).
+  virtual Buffer do_allocate(std::size_t bytes) = 0;
+  virtual void do_upload(void* dst, const void* host, std::size_t bytes) = 0;
+  virtual void do_download(void* host, const void* src, std::size_t bytes) = 0;
+  virtual void do_synchronize() = 0;
+  virtual void do_fill_zero(void* dst, std::size_t bytes) = 0;
+  virtual void do_copy(Items<void> dst, Items<const void> src, std::size_t bytes) = 0;
+  /// The default runs one do_copy() per row; backends override it with one call.
+  virtual void do_copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                          std::size_t width, std::size_t rows);
+  virtual void do_convert(void* dst, ElementType dst_type, const void* src, ElementType src_type,
+                          std::int64_t n) = 0;
+  virtual void do_gemm(const GemmArgs& args) = 0;
+  virtual void do_eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* workspace) = 0;
+  virtual std::size_t do_eigh_workspace_bytes(std::int64_t n, std::int64_t count) = 0;
+  virtual void do_orthonormalize(std::int64_t m, std::int64_t n, float* a, void* workspace) = 0;
+  virtual std::size_t do_orthonormalize_workspace_bytes(std::int64_t m, std::int64_t n) = 0;
+  virtual void do_sum_squares(const void* x, ElementType type, std::int64_t n, std::int64_t count,
+                              float* out) = 0;
+  virtual void do_count_nonfinite(Items<const float> x, std::int64_t n, int* counter) = 0;
+  virtual void do_column_dots(const float* a, const float* b, std::int64_t n, float* out) = 0;
+  virtual void do_muon_momentum(Items<float> buf, Items<const float> g, Items<void> out,
+                                ElementType out_type, std::int64_t n, float mu, bool nesterov) = 0;
+  virtual void do_normalize(void* x, ElementType type, std::int64_t n, std::int64_t count,
+                            const float* sumsq, float eps) = 0;
+  virtual void do_normalize_rms(Items<float> x, std::int64_t n, const float* sumsq, float eps) = 0;
+  virtual void do_axpby(void* y, const void* x, ElementType type, std::int64_t n, float alpha,
+                        float beta) = 0;
+  virtual void do_ema(Items<float> m, Items<const float> g, std::int64_t n, float beta) = 0;
+  virtual void do_ema_square(Items<float> v, Items<const float> g, std::int64_t n, float beta) = 0;
+  virtual void do_adam_direction(Items<const float> m, Items<const float> v, Items<float> out,
+                                 std::int64_t n, float bias1, float bias2, float eps) = 0;
+  virtual void do_divide_sqrt_eps(Items<const float> x, Items<const float> v, Items<float> out,
+                                  std::int64_t n, float eps) = 0;
+  virtual void do_apply_update(Items<float> p, Items<const void> u, ElementType u_type,
+                               std::int64_t n, float lr, float wd, float scale, DecayOrder order,
+                               const float* ratio_num, const float* ratio_den) = 0;
+  virtual void do_adamw_step(Items<float> p, Items<const float> g, Items<float> m, Items<float> v,
+                             std::int64_t n, float lr, float beta1, float beta2, float eps,
+                             float wd, float bias1, float bias2) = 0;
+  virtual void do_add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) = 0;
+  virtual void do_scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
+                                    std::int64_t count, float eps, float exponent) = 0;
+  virtual void do_reverse_columns(float* a, std::int64_t n, std::int64_t count) = 0;
+  virtual void do_argsort_descending(const float* values, std::int64_t n, int* perm,
+                                     void* workspace) = 0;
+  virtual std::size_t do_argsort_workspace_bytes(std::int64_t n) = 0;
+  virtual void do_permute_columns(const float* a, std::int64_t rows, std::int64_t cols,
+                                  const int* perm, float* out) = 0;
+  virtual void do_permute_rows(const float* a, std::int64_t rows, std::int64_t cols,
+                               const int* perm, float* out) = 0;
+
+ private:
+  /// Counts one operation on `count` items; canzona::Error when the operands' counts differ.
+  void count_batch(const char* operation, std::initializer_list<std::int64_t> counts);
+
+  OpCounts counts_;
 };
 
 /// canzona::Error naming `backend` unless both pitches are at least `width` (copy_2d's
@@ -218,7 +423,10 @@ void check_copy_2d(std::string_view backend, std::size_t dst_pitch, std::size_t 
                    std::size_t width);
 
 /// The backend named `name` ("cpu", "cuda"); ConfigError when unknown or not built in, or when
-/// "cuda" is asked for on a machine without a GPU. `device` selects the GPU for "cuda".
-std::unique_ptr<Backend> make_backend(std::string_view name, int device = 0);
+/// "cuda" is asked for on a machine without a GPU. `device` selects the GPU for "cuda"; the
+/// default (-1) is the calling thread's current device, i.e. the rank's own GPU once
+/// NcclCommunicator::create chose it (device 0 in a process that never chose one), so the
+/// backend and the communicators agree by construction.
+std::unique_ptr<Backend> make_backend(std::string_view name, int device = -1);
 
 }  // namespace canzona::backend

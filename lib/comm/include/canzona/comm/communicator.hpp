@@ -59,6 +59,12 @@ class Communicator {
   virtual MemorySpace memory_space() const noexcept = 0;
   /// Backend name: "mpi" or "nccl".
   virtual std::string_view backend() const noexcept = 0;
+  /// The CUDA device whose memory the buffers live in; -1 for host memory (MPI).
+  virtual int device() const noexcept { return -1; }
+  /// Collective teardown, for backends that need one (NCCL: finish the stream and finalise the
+  /// NCCL communicator; destroying it without this aborts it). Afterwards no collective may be
+  /// issued. Call on all ranks. Nothing to do for MPI.
+  virtual void finalize() {}
 
   /// Collective over this group: ranks passing the same `color` form a new group named `name`,
   /// ordered by (`key`, old rank). A negative color joins no group and returns nullptr.

@@ -37,7 +37,8 @@ class NcclUniqueId {
 /// destroys the communicator; call it on every rank (concurrently, from each rank's thread, when
 /// one process drives several GPUs). If the object dies without finalize() (an exception, a
 /// failed peer) the destructor falls back to ncclCommAbort, which is local and non-blocking, and
-/// logs a warning; it never throws. Never keep one in a static.
+/// logs a warning; it never throws. abort() does the same on purpose (after an asynchronous
+/// error). Never keep one in a static.
 class NcclComm {
  public:
   NcclComm() noexcept = default;
@@ -58,8 +59,13 @@ class NcclComm {
   /// ncclCommFinalize + ncclCommDestroy. Collective; blocks until outstanding operations on this
   /// communicator completed. Leaves the object empty. Throws NcclError.
   void finalize();
-  /// Throws NcclError if NCCL reported an asynchronous error (ncclCommGetAsyncError).
-  void check_async_error() const;
+  /// NCCL's asynchronous error state of the communicator (ncclCommGetAsyncError); ncclSuccess
+  /// for an empty one. Never blocks. A failure of the query itself is returned as the result.
+  ncclResult_t async_error() const noexcept;
+  /// ncclCommAbort: local and non-blocking, it stops the communicator's outstanding operations
+  /// (so memory they use can be freed and nothing waits on a dead peer) and leaves the object
+  /// empty. `why` is logged unless null. Never throws.
+  void abort(const char* why) noexcept;
 
   ncclComm_t get() const noexcept { return comm_; }
   operator ncclComm_t() const noexcept { return comm_; }  // NOLINT(google-explicit-constructor)
@@ -71,7 +77,6 @@ class NcclComm {
  private:
   NcclComm(ncclComm_t comm, int device, int rank, int size) noexcept
       : comm_(comm), device_(device), rank_(rank), size_(size) {}
-  void abort() noexcept;
 
   ncclComm_t comm_ = nullptr;
   int device_ = -1;

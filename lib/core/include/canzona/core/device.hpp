@@ -4,6 +4,7 @@
 // The one way code asks "is there a GPU". Host-clean; works in builds without CUDA.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace canzona {
@@ -12,8 +13,19 @@ namespace canzona {
 /// Never throws: a machine with the toolkit but no driver is a normal CPU machine.
 int cuda_device_count() noexcept;
 
+/// The calling thread's current CUDA device (0 until the process chooses one; see
+/// cuda::use_device), or -1 in a build without CUDA or on a machine without a GPU.
+int cuda_current_device() noexcept;
+
 /// Name of CUDA device `index` ("NVIDIA H100 80GB HBM3"), or "" when there is none.
 std::string cuda_device_name(int index);
+
+/// Memory of CUDA device `index` in bytes; 0 when there is none. Never throws.
+std::int64_t cuda_total_memory_bytes(int index) noexcept;
+
+/// Free memory of CUDA device `index` in bytes (initialises its context); 0 when there is none.
+/// Never throws.
+std::int64_t cuda_free_memory_bytes(int index) noexcept;
 
 /// Short kind of the local accelerator used to key stored results: "h100-x1", "h200-x8", "cpu".
 std::string device_kind();

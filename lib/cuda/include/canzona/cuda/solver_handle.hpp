@@ -5,7 +5,6 @@
 // batched eigendecompositions of Shampoo and SOAP, and a device array for the solver's info.
 #pragma once
 
-#include "canzona/cuda/buffer.hpp"
 #include "canzona/cuda/stream.hpp"
 
 #include <cusolverDn.h>
@@ -17,7 +16,8 @@ namespace canzona::cuda {
 /// Owns a cusolverDnHandle_t and a syevjInfo_t on the current device. Move-only.
 class SolverHandle {
  public:
-  /// Creates the handle and Jacobi parameters with cuSOLVER's defaults. Throws SolverError.
+  /// Creates the handle and the parameter object of the 64-bit (X) API with cuSOLVER's
+  /// defaults. Throws SolverError.
   SolverHandle();
   ~SolverHandle();
   SolverHandle(SolverHandle&& other) noexcept;
@@ -27,23 +27,18 @@ class SolverHandle {
 
   /// Routes all later calls on this handle to `stream` (cusolverDnSetStream).
   void bind(StreamView stream);
-  /// Jacobi tolerance, sweep limit and eigenvalue sorting for syevj / syevjBatched.
-  void configure_syevj(double tolerance, int max_sweeps, bool sort_eigenvalues);
-  /// A device array of at least `count` ints for the solvers' `info` output, grown on demand
-  /// (cudaMalloc, so call it outside timed regions). Valid until the next larger request.
-  int* info(std::size_t count);
 
   cusolverDnHandle_t get() const noexcept { return handle_; }
   operator cusolverDnHandle_t() const noexcept { return handle_; }  // NOLINT
-  syevjInfo_t syevj_params() const noexcept { return syevj_; }
+  /// The cusolverDnParams_t every X-API call (cusolverDnXsyevBatched, ...) takes.
+  cusolverDnParams_t params() const noexcept { return params_; }
   StreamView stream() const noexcept { return stream_; }
 
  private:
   void reset() noexcept;
 
   cusolverDnHandle_t handle_ = nullptr;
-  syevjInfo_t syevj_ = nullptr;
-  DeviceBuffer<int> info_;
+  cusolverDnParams_t params_ = nullptr;
   StreamView stream_;
 };
 

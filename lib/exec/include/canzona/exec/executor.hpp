@@ -94,9 +94,9 @@ class Executor {
   /// hyper-parameters agree (ConfigError naming both hashes otherwise), that world, dp and tp
   /// match the plan's (dp, tp) and the Megatron rank order (ConfigError), that the plan holds
   /// its invariants (plan::check_plan, plus the executor's own: canzona::Error), and that the
-  /// backend's memory is where the communicators want buffers (ConfigError). A rank whose own
-  /// check failed rethrows its error; every other rank throws ConfigError naming that rank.
-  /// Then allocates buffers, optimizer states and workspaces. `world`, `dp`, `tp` and
+  /// backend's memory is where the communicators want buffers, on the same device (ConfigError). A
+  /// rank whose own check failed rethrows its error; every other rank throws ConfigError naming
+  /// that rank. Then allocates buffers, optimizer states and workspaces. `world`, `dp`, `tp` and
   /// `backend` must outlive the executor; `dp` and `tp` are the groups of
   /// comm::split_dp_tp(world, plan.tp()).
   Executor(plan::StepPlan plan, comm::Communicator& world, comm::Communicator& dp,

@@ -66,9 +66,10 @@ std::unique_ptr<StepTimer> make_host_timer();
 /// collectives), kIdle the stream's stalls on collective completion events (the exposed
 /// communication), total begin_step to end_step. Collectives run on the NCCL streams and are
 /// seen only through those stalls, so, as with the host timer, the phase slots do not overlap.
-/// Nothing blocks inside a step except begin_step, which waits for the end of the step two
-/// back (two event sets alternate), bounding how far the host runs ahead; last_step()
-/// synchronises on the last step's end event. The event pool grows during the first step only.
+/// Nothing blocks inside a step: four event sets rotate and begin_step reuses the set of the step
+/// four back after a non-blocking query, waiting only when the host has run four steps ahead of
+/// the device (which bounds the run-ahead); last_step() synchronises on the last step's end
+/// event. The event pool grows during the first steps only.
 /// ConfigError for a backend other than cuda, or in a build without CUDA.
 std::unique_ptr<StepTimer> make_event_timer(backend::Backend& backend);
 

@@ -144,8 +144,11 @@ class MatrixOptimizer {
   void step(MatrixState& state, float* param, const float* grad);
 
   /// Steps every task. Tasks of equal shape (and equal step count) are grouped and run through
-  /// strided-batched GEMMs / batched solvers and per-item element-wise kernels, after copying
-  /// per-matrix operands into contiguous batch workspaces where the batched kernel needs them.
+  /// strided-batched GEMMs / batched solvers and batched element-wise operations over the
+  /// matrices' own arrays (backend Items), after copying per-matrix operands into contiguous
+  /// batch workspaces (one batched copy) where a GEMM needs them: the backend operations of a
+  /// step grow with the number of shape groups, not with the number of matrices (apart from
+  /// SOAP's eigenbasis refresh, per matrix every precondition_frequency steps).
   /// The results equal stepping the tasks one by one with the same backend up to the summation
   /// order inside the backend's batched GEMM/solver (bitwise where the backend runs a batch as
   /// a loop over items, as the cpu backend does). A state may appear at most once.
@@ -177,10 +180,12 @@ class MatrixOptimizer {
   /// `workspace` (workspace_bytes(shape, tasks.size()) bytes). Must not touch the step counters.
   virtual void run_group(std::span<const StepTask> tasks, void* workspace) = 0;
 
-  /// The end of `task`'s step given its direction `u` (rows·cols elements of direction_type(),
-  /// read before the next backend operation): copied to task.direction, or applied to
-  /// task.param as step number state.steps() + 1.
-  void finish(const StepTask& task, const void* u);
+  /// The end of the step of a group of tasks (equal shape and step count) given their
+  /// directions `u`: tasks.size() arrays of rows·cols elements of direction_type() back to back,
+  /// read before the next backend operation. Each task's direction is copied to its
+  /// task.direction, or applied to its task.param as step number state.steps() + 1: one batched
+  /// copy and one batched apply_update for the whole group.
+  void finish(std::span<const StepTask> tasks, const void* u);
 
   /// Records that `batch` items of `shape` fit the shared workspace (grows it if needed).
   void ensure_capacity(Shape shape, std::int64_t batch);
@@ -199,7 +204,13 @@ class MatrixOptimizer {
   backend::Buffer workspace_;
   backend::Buffer counter_;  // one int: NaN/Inf gradient elements
   std::vector<Capacity> capacities_;
-  std::vector<StepTask> scratch_;         // host-side grouping, capacity kept between steps
+  std::vector<StepTask> scratch_;    // host-side grouping, capacity kept between steps
+  std::vector<const float*> grads_;  // one shape's gradients, for one non-finite count
+  // finish(): the items of its batched copy (direction ← u) and batched apply (param ← u).
+  std::vector<void*> split_dst_;
+  std::vector<const void*> split_src_;
+  std::vector<float*> apply_params_;
+  std::vector<const void*> apply_src_;
   std::vector<const MatrixState*> seen_;  // duplicate-state check
 };
 
