@@ -36,7 +36,8 @@ void register_suite() {
   for (const e2e::E2ECase& c : e2e::measured_cases(options.grid, job_size())) {
     // The ranks of a CPU job share the machine they run on.
     e2e::check_rank_memory(step::CasePlan(c.step, options.grid.step.gpus_per_node, *options.plan),
-                           c, options.backend, options.backend == "cpu" ? job_size() : 1);
+                           c, options.backend, options.backend == "cpu" ? job_size() : 1,
+                           options.rank_memory_bytes);
     benchmark::RegisterBenchmark(e2e::benchmark_name(c).c_str(), e2e::measured_iteration, c,
                                  std::cref(options))
         ->UseManualTime()

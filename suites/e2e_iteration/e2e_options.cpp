@@ -74,6 +74,8 @@ E2EOptions read_e2e_options() {
   o.micro_batches = suite_whole_flag("micro_batches", 1, 1);
   o.global_batch = suite_whole_flag("global_batch", 128, 1);
   o.torch_threads = suite_whole_flag("torch_threads", 1, 1);
+  o.rank_memory_bytes =
+      suite_flag("rank_memory_gib", RealRange{0, 1e6}).value_or(0) * 1024 * 1024 * 1024;
   o.seed = static_cast<std::uint64_t>(suite_whole_flag("seed", 1, 0));
   o.plan = std::make_shared<const step::PlanSettings>(suite_text_flag("plan", ""));
   o.topology = suite_text_flag("topology", "dgx-h100");

@@ -20,7 +20,9 @@ struct E2EOptions {
   int micro_batches = 1;   ///< measured rows: micro-batches per DP rank and iteration
   int global_batch = 128;  ///< projected rows: sequences per iteration over all DP ranks
   int torch_threads = 1;   ///< libtorch intra-op threads per rank (CPU)
-  std::uint64_t seed = 1;  ///< parameter values and tokens
+  /// Memory one rank may use; 0: its share of what the device has available.
+  double rank_memory_bytes = 0;
+  std::uint64_t seed = 1;                          ///< parameter values and tokens
   std::shared_ptr<const step::PlanSettings> plan;  ///< preset and switches of every case's plan
   std::string topology;                            ///< topology of projected rows
 };

@@ -113,25 +113,30 @@ IterationRecord RankIteration::run(bool optimizer) {
 double RankIteration::last_loss() const { return impl_->loss; }
 
 void check_rank_memory(const step::CasePlan& plan, const E2ECase& c, const std::string& backend,
-                       int ranks_per_host) {
+                       int ranks_per_host, double limit_bytes) {
   const plan::StepPlan& p = step::step_plan(plan);
   const model::ModelSpec spec = model::model_from_name(c.step.model);
   const tm::RunShape shape{c.mbs, c.seq};
   const tm::MemoryEstimate model =
       tm::estimate_memory(spec, c.step.tp, shape, element_bytes(p), tm::compat::kFusedAttention);
   const double executor = step::estimated_rank_bytes(plan);
-  const std::int64_t available = backend == "cuda"
+  const std::int64_t available = limit_bytes > 0 ? static_cast<std::int64_t>(limit_bytes)
+                                 : backend == "cuda"
                                      ? tm::available_cuda_bytes(0)
                                      : tm::available_host_bytes() / std::max(1, ranks_per_host);
-  try {
-    tm::check_fits(model, available - static_cast<std::int64_t>(executor), spec, c.step.tp, shape,
-                   backend);
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format(
-        "{}: {} (what is left of the rank's share after the executor's ZeRO-1 buffers and "
-        "optimizer state, about {:.2f} GiB, with {} rank(s) sharing the device)",
-        benchmark_name(c), e.what(), executor / (1 << 30), ranks_per_host));
-  }
+  const double needed = static_cast<double>(model.total()) + executor;
+  if (needed <= static_cast<double>(available)) return;
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  throw ConfigError(fmt::format(
+      "{}: one rank needs about {:.2f} GiB on {} (the model's parameters {:.2f}, gradients "
+      "{:.2f} and activations {:.2f}; the executor's ZeRO-1 buffers and optimizer state {:.2f}) "
+      "but {:.2f} GiB are available to each of the {} rank(s) sharing it; use more ranks (a "
+      "larger tp), a smaller micro-batch or sequence, a smaller or scaled model "
+      "(qwen3-8b~d32), or a machine with more memory",
+      benchmark_name(c), needed / kGiB, backend, static_cast<double>(model.parameter_bytes) / kGiB,
+      static_cast<double>(model.gradient_bytes) / kGiB,
+      static_cast<double>(model.activation_bytes) / kGiB, executor / kGiB,
+      static_cast<double>(available) / kGiB, ranks_per_host));
 }
 
 }  // namespace canzona::bench::e2e

@@ -54,8 +54,9 @@ class RankIteration {
 /// than its share of the device: the model's parameters, gradients and activations
 /// (torch_model::estimate_memory) plus the executor's buffers and optimizer state
 /// (step::estimated_rank_bytes), against the host's available memory divided by the ranks that
-/// share it (`ranks_per_host`) on cpu, or the first GPU's free memory on cuda.
+/// share it (`ranks_per_host`) on cpu, or the first GPU's free memory on cuda, or against
+/// `limit_bytes` when it is not 0.
 void check_rank_memory(const step::CasePlan& plan, const E2ECase& c, const std::string& backend,
-                       int ranks_per_host);
+                       int ranks_per_host, double limit_bytes);
 
 }  // namespace canzona::bench::e2e
