@@ -13,9 +13,9 @@
 #include "run_report.hpp"
 
 #include <canzona/config.hpp>
+#include <canzona/core/child_process.hpp>
 #include <canzona/core/device.hpp>
 #include <canzona/core/error.hpp>
-#include <canzona/core/child_process.hpp>
 #include <canzona/harness/cli.hpp>
 #include <canzona/harness/gbench_json.hpp>
 #include <canzona/harness/preset_flags.hpp>
@@ -39,6 +39,7 @@ namespace canzona::harness {
 namespace {
 
 constexpr const char* kSuite = "canzona_bench_optimizer_step";
+constexpr const char* kE2ESuite = "canzona_bench_e2e_iteration";
 
 struct RunOptions {
   std::string preset = "smoke";
@@ -54,7 +55,8 @@ struct RunOptions {
   bool list = false;
   bool verbose = false;
   std::string suite_dir;
-  std::vector<std::string> suite_args;  ///< passed to the suite after the preset's flags
+  std::vector<std::string> suite_args;  ///< passed to the optimizer-step suite after the preset's
+  std::vector<std::string> e2e_args;    ///< passed to the end-to-end suite after the preset's
   std::unique_ptr<PresetFlags> plan;    ///< --plan-preset and the switches of every case's plan
   std::vector<std::string> argv;        ///< the command as typed, for provenance
 };
@@ -112,94 +114,128 @@ int run(const RunOptions& o, std::ostream& out) {
   sim::resolve_topology(o.topology);  // a bad topology fails before anything is launched
   plan::StrategyOptions checked;      // and so do bad plan settings
   o.plan->apply(checked, /*check_sides=*/false);
-  const std::filesystem::path suite = find_suite(kSuite, o.suite_dir);
   const Launch launch = make_launch(o.launcher, ranks, o.oversubscribe, backend == "cpu");
 
-  std::vector<std::string> command = launch.prefix;
-  command.push_back(suite.string());
-  command.insert(command.end(), preset.suite_flags.begin(), preset.suite_flags.end());
-  command.push_back("--canzona_backend=" + backend);
-  command.push_back("--canzona_topology=" + o.topology);
-  command.push_back(fmt::format("--canzona_seed={}", o.seed));
-  command.push_back("--canzona_plan=" + o.plan->as_flags());
-  command.insert(command.end(), o.suite_args.begin(), o.suite_args.end());
-  if (!o.filter.empty()) command.push_back("--benchmark_filter=" + o.filter);
-
-  // The cases, as the suite registers them on this many ranks.
-  std::vector<std::string> listing = command;
-  listing.push_back("--benchmark_list_tests=true");
-  std::vector<std::string> cases;
-  LineSplitter list_lines([&](std::string_view line) {
-    if (!line.empty()) cases.emplace_back(line);
-  });
-  ChildOutput list_output;
-  list_output.on_stdout = [&](std::string_view chunk) { list_lines.feed(chunk); };
-  list_output.on_stderr = [](std::string_view chunk) { std::cerr << chunk; };
-  if (const int code = run_child(listing, {launch.env}, list_output).exit_code; code != 0) {
-    suite_failed("listing the cases", code, command_line(listing));
+  // The suites of the preset, each with its command and its cases on this many ranks.
+  struct SuiteRun {
+    std::string what;
+    std::filesystem::path executable;
+    std::vector<std::string> command;
+    std::vector<std::string> cases;
+  };
+  std::vector<SuiteRun> suites;
+  const auto add_suite = [&](std::string what, const char* name,
+                             const std::vector<std::string>& flags,
+                             const std::vector<std::string>& extra) {
+    SuiteRun s{std::move(what), find_suite(name, o.suite_dir), launch.prefix, {}};
+    s.command.push_back(s.executable.string());
+    s.command.insert(s.command.end(), flags.begin(), flags.end());
+    s.command.push_back("--canzona_backend=" + backend);
+    s.command.push_back("--canzona_topology=" + o.topology);
+    s.command.push_back(fmt::format("--canzona_seed={}", o.seed));
+    s.command.push_back("--canzona_plan=" + o.plan->as_flags());
+    s.command.insert(s.command.end(), extra.begin(), extra.end());
+    if (!o.filter.empty()) s.command.push_back("--benchmark_filter=" + o.filter);
+    std::vector<std::string> listing = s.command;
+    listing.push_back("--benchmark_list_tests=true");
+    LineSplitter list_lines([&](std::string_view line) {
+      if (!line.empty()) s.cases.emplace_back(line);
+    });
+    ChildOutput list_output;
+    list_output.on_stdout = [&](std::string_view chunk) { list_lines.feed(chunk); };
+    list_output.on_stderr = [](std::string_view chunk) { std::cerr << chunk; };
+    if (const int code = run_child(listing, {launch.env}, list_output).exit_code; code != 0) {
+      suite_failed(fmt::format("listing the cases of the {}", s.what), code, command_line(listing));
+    }
+    list_lines.flush();
+    if (!s.cases.empty()) suites.push_back(std::move(s));
+  };
+  add_suite("optimizer-step suite", kSuite, preset.suite_flags, o.suite_args);
+  if (!preset.e2e_flags.empty()) {
+    if (CANZONA_WITH_TORCH) {
+      add_suite("end-to-end suite", kE2ESuite, preset.e2e_flags, o.e2e_args);
+    } else {
+      std::cerr << "run: no E2EIteration rows: this build has no libtorch (CANZONA_ENABLE_TORCH)\n";
+    }
   }
-  list_lines.flush();
-  if (cases.empty()) {
+  std::size_t case_count = 0;
+  for (const SuiteRun& s : suites) case_count += s.cases.size();
+  if (case_count == 0) {
     throw ConfigError(fmt::format(
         "--filter '{}' matches none of the cases of preset '{}' on {} rank(s); run with --list "
         "and without --filter to see them",
         o.filter, o.preset, ranks));
   }
   if (o.list) {
-    for (const std::string& c : cases) out << c << "\n";
+    for (const SuiteRun& s : suites) {
+      for (const std::string& c : s.cases) out << c << "\n";
+    }
     return kExitOk;
   }
 
   ScratchDir scratch;
-  const std::filesystem::path suite_json = scratch.path() / "optimizer_step.json";
   const int repetitions = o.repetitions > 0 ? o.repetitions : preset.repetitions;
-  command.push_back(fmt::format("--benchmark_repetitions={}", repetitions));
-  command.push_back(fmt::format("--benchmark_min_time={}", preset.min_time));
-  command.push_back("--benchmark_color=false");
-  command.push_back("--benchmark_counters_tabular=false");
-  std::vector<std::string> running = command;
-  running.push_back("--benchmark_out=" + suite_json.string());
-  running.push_back("--benchmark_out_format=json");
-
   std::cerr << fmt::format("run: preset {} ({}), {} case(s) on {} {} rank(s)\n", preset.name,
-                           preset.description, cases.size(), ranks, backend);
-  RunProgress progress(cases, std::cerr);
-  LineSplitter run_lines([&](std::string_view line) {
-    if (o.verbose) std::cerr << line << "\n";
-    progress.on_line(line);
-  });
-  // The suite's stderr (Google Benchmark's context block, the ranks' messages) is shown when it
-  // fails, or with --verbose.
-  std::string suite_errors;
-  ChildOutput run_output;
-  run_output.on_stdout = [&](std::string_view chunk) { run_lines.feed(chunk); };
-  run_output.on_stderr = [&](std::string_view chunk) {
-    if (o.verbose) std::cerr << chunk;
-    suite_errors.append(chunk);
-  };
+                           preset.description, case_count, ranks, backend);
+  std::vector<nlohmann::json> documents;
+  std::vector<std::string> portable_commands;
+  std::vector<std::string> executables;
+  std::vector<std::string> suite_jsons;
   const auto start = std::chrono::steady_clock::now();
-  if (const int code = run_child(running, {launch.env}, run_output).exit_code; code != 0) {
-    if (!o.verbose) std::cerr << suite_errors;
-    suite_failed("the optimizer-step suite", code, command_line(command));
+  for (SuiteRun& s : suites) {
+    const std::filesystem::path suite_json =
+        scratch.path() / (s.executable.filename().string() + ".json");
+    s.command.push_back(fmt::format("--benchmark_repetitions={}", repetitions));
+    s.command.push_back(fmt::format("--benchmark_min_time={}", preset.min_time));
+    s.command.push_back("--benchmark_color=false");
+    s.command.push_back("--benchmark_counters_tabular=false");
+    std::vector<std::string> running = s.command;
+    running.push_back("--benchmark_out=" + suite_json.string());
+    running.push_back("--benchmark_out_format=json");
+
+    RunProgress progress(s.cases, std::cerr);
+    LineSplitter run_lines([&](std::string_view line) {
+      if (o.verbose) std::cerr << line << "\n";
+      progress.on_line(line);
+    });
+    // The suite's stderr (Google Benchmark's context block, the ranks' messages) is shown when
+    // it fails, or with --verbose.
+    std::string suite_errors;
+    ChildOutput run_output;
+    run_output.on_stdout = [&](std::string_view chunk) { run_lines.feed(chunk); };
+    run_output.on_stderr = [&](std::string_view chunk) {
+      if (o.verbose) std::cerr << chunk;
+      suite_errors.append(chunk);
+    };
+    if (const int code = run_child(running, {launch.env}, run_output).exit_code; code != 0) {
+      if (!o.verbose) std::cerr << suite_errors;
+      suite_failed("the " + s.what, code, command_line(s.command));
+    }
+    run_lines.flush();
+    documents.push_back(read_gbench_document(suite_json));
+    suite_jsons.push_back(suite_json.string());
+    // The suite by its name: a stored run must not carry the folders of the machine it ran on.
+    std::vector<std::string> portable = s.command;
+    std::replace(portable.begin(), portable.end(), s.executable.string(),
+                 s.executable.filename().string());
+    portable_commands.push_back(command_line(portable));
+    executables.push_back(s.executable.filename().string());
   }
-  run_lines.flush();
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  // The suite by its name: a stored run must not carry the folders of the machine it ran on.
-  std::vector<std::string> portable = command;
-  std::replace(portable.begin(), portable.end(), suite.string(), suite.filename().string());
-  // results/SCHEMA.md: the suite wrote the build, devices, MPI library, ranks, backend,
-  // topology, seed and plan settings; the run adds how it was launched.
-  nlohmann::json merged = merge_runs({read_gbench_document(suite_json)},
-                                     {{"canzona_command", command_line(o.argv)},
-                                      {"canzona_suite_command", command_line(portable)},
-                                      {"executable", suite.filename().string()},
-                                      {"canzona_preset", preset.name},
-                                      {"launcher", o.launcher},
-                                      {"canzona_filter", o.filter},
-                                      {"canzona_repetitions", std::to_string(repetitions)},
-                                      {"canzona_wall_s", fmt::format("{:.1f}", wall)}});
+  // results/SCHEMA.md: the suites wrote the build, devices, MPI library, ranks, backend,
+  // topology, seed and plan settings (the first suite's context); the run adds how it was
+  // launched, one command per suite.
+  nlohmann::json merged = merge_runs(
+      documents, {{"canzona_command", command_line(o.argv)},
+                  {"canzona_suite_command", fmt::format("{}", fmt::join(portable_commands, " ; "))},
+                  {"executable", fmt::format("{}", fmt::join(executables, ","))},
+                  {"canzona_preset", preset.name},
+                  {"launcher", o.launcher},
+                  {"canzona_filter", o.filter},
+                  {"canzona_repetitions", std::to_string(repetitions)},
+                  {"canzona_wall_s", fmt::format("{:.1f}", wall)}});
   const BenchmarkFile file = parse_gbench_json(merged, "the merged run");
   require_canzona_provenance(file.context, "the merged run", /*allow_debug=*/false);
   if (file.context.at("ranks") != std::to_string(ranks)) {
@@ -213,12 +249,12 @@ int run(const RunOptions& o, std::ostream& out) {
     std::cerr << fmt::format(
         "run: {} row(s) failed or are malformed; nothing was written (the suite's own output is "
         "kept in {})\n",
-        bad, suite_json.string());
+        bad, fmt::format("{}", fmt::join(suite_jsons, ", ")));
     return kExitRegression;
   }
   if (!o.out.empty()) io::write_file_atomically(o.out, merged.dump(2) + "\n");
   out << fmt::format("canzona-bench run --preset {}: {} case(s), {} {} rank(s), {:.1f} s{}\n\n",
-                     preset.name, cases.size(), ranks, backend, wall,
+                     preset.name, case_count, ranks, backend, wall,
                      o.out.empty() ? "" : ", written to " + o.out);
   out << format_run_summary(merged_run);
   return kExitOk;
@@ -260,8 +296,12 @@ CommandAction add_run_command(CLI::App& app) {
   cmd->add_flag("--list", o->list, "Print the cases and exit");
   cmd->add_flag("--verbose", o->verbose, "Show the suite's own console output");
   cmd->add_option("--suite-arg", o->suite_args,
-                  "Pass this argument to the suite after the preset's (repeatable), e.g. "
+                  "Pass this argument to the optimizer-step suite after the preset's "
+                  "(repeatable), e.g. "
                   "--suite-arg=--canzona_models=qwen3-4b~d16");
+  cmd->add_option("--e2e-arg", o->e2e_args,
+                  "Pass this argument to the end-to-end suite after the preset's (repeatable), "
+                  "e.g. --e2e-arg=--canzona_seq=128");
   cmd->add_option("--suite-dir", o->suite_dir,
                   "Folder of the suite executables (default: next to canzona-bench)");
   // The plan settings of `plan` and `project`; --preset is this command's case preset.

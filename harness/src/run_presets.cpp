@@ -33,6 +33,21 @@ std::vector<std::string> grid(std::string_view optimizers, std::string_view mode
           flag("projected_gpus", projected_gpus)};
 }
 
+// The end-to-end grid: the iteration measured on the job's ranks at one run shape, and the
+// paper's shape (sequence 2048, micro-batch 4, global batch 128) projected beyond them.
+std::vector<std::string> e2e_grid(std::string_view optimizers, std::string_view strategies,
+                                  std::string_view models, std::string_view seq,
+                                  std::string_view mbs, std::string_view projected_models,
+                                  std::string_view projected_gpus) {
+  return {flag("optimizers", optimizers),
+          flag("strategies", strategies),
+          flag("models", models),
+          flag("seq", seq),
+          flag("mbs", mbs),
+          flag("projected_models", projected_models),
+          flag("projected_gpus", projected_gpus)};
+}
+
 // One rank per GPU on cuda; two CPU ranks otherwise.
 int default_ranks(const std::string& backend, int gpus) {
   return backend == "cuda" ? std::max(gpus, 1) : 2;
@@ -48,7 +63,13 @@ RunPreset smoke(const std::string& backend, int gpus) {
           .min_time = 0.05,
           .suite_flags =
               grid("muon", backend == "cuda" ? "qwen3-0.6b" : "qwen3-0.6b~d16", "qwen3-32b", "256"),
-          .description = "every strategy, Muon, one small shape; Qwen3-32B projected on 256 GPUs"};
+          // A few seconds on a 2-core CPU: Qwen3-0.6B's layers at 1/32 of its widths.
+          .e2e_flags = e2e_grid(
+              "muon", "canzona,layerwise", backend == "cuda" ? "qwen3-0.6b" : "qwen3-0.6b~d32",
+              backend == "cuda" ? "2048" : "32", backend == "cuda" ? "4" : "1", "qwen3-32b", "256"),
+          .description =
+              "every strategy, Muon, one small shape, and its training iteration "
+              "with Canzona and layer-wise; Qwen3-32B projected on 256 GPUs"};
 }
 
 // What a GPU node runs every night: every optimizer and strategy on the shapes that fit one
@@ -60,6 +81,7 @@ RunPreset nightly(const std::string& backend, int gpus) {
       .repetitions = 9,
       .min_time = 0.2,
       .suite_flags = grid(kAllOptimizers, node_models(backend), "qwen3-8b,qwen3-32b", "64,256"),
+      .e2e_flags = {},
       .description = "every optimizer and strategy on the shapes one node steps, 9 repetitions"};
 }
 
@@ -72,6 +94,11 @@ RunPreset paper(const std::string& backend, int gpus) {
   p.suite_flags =
       grid(kAllOptimizers, node_models(backend), "qwen3-1.7b,qwen3-4b,qwen3-8b,qwen3-14b,qwen3-32b",
            "8,16,32,64,128,256,512,1024");
+  p.e2e_flags =
+      e2e_grid(kAllOptimizers, kAllStrategies,
+               backend == "cuda" ? "qwen3-0.6b,qwen3-1.7b" : "qwen3-0.6b~d16",
+               backend == "cuda" ? "2048" : "64", backend == "cuda" ? "4" : "2",
+               "qwen3-1.7b,qwen3-4b,qwen3-8b,qwen3-14b,qwen3-32b", "8,16,32,64,128,256,512,1024");
   return p;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The presets of `canzona-bench run`: which optimizer-step cases, how many repetitions, how many
-// ranks, for the machine it runs on.
+// The presets of `canzona-bench run`: which optimizer-step and end-to-end cases, how many
+// repetitions, how many ranks, for the machine it runs on.
 #pragma once
 
 #include <string>
@@ -19,6 +19,8 @@ struct RunPreset {
   int repetitions = 3;                   ///< --benchmark_repetitions
   double min_time = 0;                   ///< --benchmark_min_time, seconds per repetition (a floor)
   std::vector<std::string> suite_flags;  ///< --canzona_<name>=<value> of the optimizer-step suite
+  /// --canzona_<name>=<value> of the end-to-end suite; empty: the preset has no E2EIteration rows
+  std::vector<std::string> e2e_flags;
   std::string description;
 };
 

@@ -64,6 +64,9 @@ std::string executable(const std::string& program) {
   if (program == "canzona_bench_planner") return CANZONA_PLANNER_EXE;
   if (program == "canzona_bench_kernels") return CANZONA_KERNELS_EXE;
 #endif
+#ifdef CANZONA_E2E_EXE
+  if (program == "canzona_bench_e2e_iteration") return CANZONA_E2E_EXE;
+#endif
   ADD_FAILURE() << "no executable for " << program;
   return program;
 }
@@ -151,6 +154,31 @@ std::vector<BadInput> suite_bad_inputs() {
       suite_case("suite: --canzona_max_gflop=nan", kernels, {"--canzona_max_gflop=nan"},
                  "--canzona_max_gflop: nan is not a number"),
       full_stdout,
+  };
+#else
+  return {};
+#endif
+}
+
+// The end-to-end suite's checks of its cases, all made before anything is allocated; empty
+// when the suite is not built (no libtorch).
+std::vector<BadInput> e2e_bad_inputs() {
+#ifdef CANZONA_E2E_EXE
+  const std::string e2e = "canzona_bench_e2e_iteration";
+  return {
+      suite_case("e2e: sequence length 0", e2e, {"--canzona_seq=0"},
+                 "sequence length 0 is invalid"),
+      suite_case("e2e: micro-batch 0", e2e, {"--canzona_mbs=0"}, "micro-batch size 0 is invalid"),
+      suite_case("e2e: TP that does not divide the heads", e2e, {"--canzona_tp=3"},
+                 "tp=3 does not divide num_attention_heads"),
+      suite_case(
+          "e2e: a model too large for the rank's memory", e2e,
+          {"--canzona_models=qwen3-8b", "--canzona_seq=4096", "--canzona_rank_memory_gib=16"},
+          "but 16.00 GiB are available"),
+      suite_case("e2e: unknown strategy", e2e, {"--canzona_strategies=canzona,bogus"},
+                 "unknown strategy 'bogus'"),
+      suite_case("e2e: unknown optimizer", e2e, {"--canzona_optimizers=adam"},
+                 "unknown optimizer 'adam'"),
   };
 #else
   return {};
@@ -253,8 +281,8 @@ std::vector<BadInput> bad_inputs() {
        2,
        "--tp-execution applies to TP sides with micro-groups"},
       {"bf16 gradient reduction with fp32 parameters",
-       {"plan", "--model", "qwen3-8b", "--dp", "8", "--param-dtype", "fp32",
-        "--grad-reduce-dtype", "bf16"},
+       {"plan", "--model", "qwen3-8b", "--dp", "8", "--param-dtype", "fp32", "--grad-reduce-dtype",
+        "bf16"},
        2,
        "gradients reduced in bf16 need bf16 model parameters"},
       {"--gemm-efficiency not increasing",
@@ -263,8 +291,7 @@ std::vector<BadInput> bad_inputs() {
        2,
        "give increasing fractions in (0, 1]"},
       {"compare: --threshold -1",
-       {"compare", "{dir}/good-run.json", "{dir}/good-run.json", "--threshold",
-        "-1"},
+       {"compare", "{dir}/good-run.json", "{dir}/good-run.json", "--threshold", "-1"},
        2,
        "--threshold: -1 is out of range; expected a finite number >= 0"},
       {"compare: --alpha 2",
@@ -337,6 +364,8 @@ TEST(BadInputTable, EveryBadInputGetsItsExitCodeAndMessage) {
   std::vector<BadInput> inputs = bad_inputs();
   const std::vector<BadInput> suites = suite_bad_inputs();
   inputs.insert(inputs.end(), suites.begin(), suites.end());
+  const std::vector<BadInput> e2e = e2e_bad_inputs();
+  inputs.insert(inputs.end(), e2e.begin(), e2e.end());
   std::vector<std::pair<BadInput, std::string>> rows;
   for (const BadInput& input : inputs) {
     SCOPED_TRACE(input.what);

@@ -5,6 +5,7 @@
 // writes one JSON, or ends with a clear error, exit code and nothing written.
 #include <canzona/testing/run_process.hpp>
 
+#include <canzona/config.hpp>
 #include <canzona/harness/gbench_json.hpp>
 
 #include <gtest/gtest.h>
@@ -25,7 +26,7 @@ using canzona::testing::run_process;
 const std::string kOneCase = "muon/canzona/qwen3-0.6b~d16/gpus:2/dp:2/tp:1";
 // That case and layer-wise's, and both projected on 256 GPUs.
 const std::string kTwoStrategies =
-    "muon/(canzona|layerwise)/qwen3-(0.6b~d16/gpus:2/dp:2/tp:1|32b/gpus:256)";
+    "^OptimizerStep/muon/(canzona|layerwise)/qwen3-(0.6b~d16/gpus:2/dp:2/tp:1|32b/gpus:256)";
 
 class RunCommandTest : public ::testing::Test {
  protected:
@@ -113,14 +114,36 @@ TEST_F(RunCommandTest, PlanSettingsReachEveryRowAsPlanTakesThem) {
 // job, not an empty one on the other ranks.
 TEST_F(RunCommandTest, AFilterOfProjectedRowsOnlyRunsThem) {
   const std::string out = (dir_ / "run.json").string();
-  const ProcessResult r = run({"--preset", "smoke", "--filter",
-                               "muon/canzona/qwen3-32b/gpus:256/.*projected", "--out", out});
+  const ProcessResult r =
+      run({"--preset", "smoke", "--filter",
+           "^OptimizerStep/muon/canzona/qwen3-32b/gpus:256/.*projected", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const BenchmarkFile file = read_gbench_json(out);
   ASSERT_EQ(file.rows.size(), 1u);
   EXPECT_NE(file.rows.front().name.find("/projected/"), std::string::npos)
       << file.rows.front().name;
 }
+
+#if CANZONA_WITH_TORCH
+// The smoke preset's end-to-end rows come from the second suite and land in the same file.
+TEST_F(RunCommandTest, EndToEndRowsJoinTheRun) {
+  const std::string out = (dir_ / "run.json").string();
+  const ProcessResult r =
+      run({"--preset", "smoke", "--filter",
+           "(^OptimizerStep|^E2EIteration)/muon/canzona/qwen3-32b/gpus:256/", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const BenchmarkFile file = read_gbench_json(out);
+  ASSERT_EQ(file.rows.size(), 2u);
+  EXPECT_EQ(file.rows[0].name.rfind("OptimizerStep/", 0), 0u) << file.rows[0].name;
+  EXPECT_EQ(file.rows[1].name.rfind("E2EIteration/muon/canzona/qwen3-32b/gpus:256/dp:32/tp:8/"
+                                    "seq:2048/mbs:4/projected/",
+                                    0),
+            0u)
+      << file.rows[1].name;
+  EXPECT_EQ(file.context.at("executable"),
+            "canzona_bench_optimizer_step,canzona_bench_e2e_iteration");
+}
+#endif
 
 TEST_F(RunCommandTest, AnExceptionOnOneRankEndsTheRunAndWritesNothing) {
   const std::filesystem::path out = dir_ / "run.json";

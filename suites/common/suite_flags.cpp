@@ -7,8 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 
 namespace canzona::bench {
@@ -57,6 +59,27 @@ std::string suite_text_flag(std::string_view name, std::string_view fallback) {
   read_flags().insert(std::string(name));
   const auto it = flags().find(name);
   return it == flags().end() ? std::string(fallback) : it->second;
+}
+
+std::vector<std::string> suite_list_flag(std::string_view name, std::string_view fallback) {
+  std::vector<std::string> items;
+  std::stringstream in(suite_text_flag(name, fallback));
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) items.push_back(item);
+  }
+  if (items.empty()) {
+    throw ConfigError(fmt::format("--canzona_{} is empty; give a comma-separated list", name));
+  }
+  return items;
+}
+
+int suite_whole_flag(std::string_view name, double fallback, double min) {
+  const double value = suite_flag(name, RealRange{min, 1e9}).value_or(fallback);
+  if (value != std::floor(value)) {
+    throw ConfigError(
+        fmt::format("--canzona_{}={}: expected a whole number >= {}", name, value, min));
+  }
+  return static_cast<int>(value);
 }
 
 std::string unused_suite_flags() {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace canzona::bench {
 
@@ -22,6 +23,14 @@ std::optional<double> suite_flag(std::string_view name, const RealRange& range);
 
 /// The text given for `--canzona_<name>`, or `fallback`.
 std::string suite_text_flag(std::string_view name, std::string_view fallback);
+
+/// The comma-separated items given for `--canzona_<name>`, or those of `fallback`. ConfigError
+/// when the list is empty.
+std::vector<std::string> suite_list_flag(std::string_view name, std::string_view fallback);
+
+/// The whole number given for `--canzona_<name>` (>= `min`), or `fallback`. ConfigError naming
+/// the flag otherwise.
+int suite_whole_flag(std::string_view name, double fallback, double min);
 
 /// Names of flags given but never read by the suite (reported as errors after registration).
 std::string unused_suite_flags();

@@ -277,6 +277,11 @@ StepJob::~StepJob() {
 
 comm::Communicator& StepJob::host_world() { return *impl_->host; }
 
+const plan::StepPlan& step_plan(const CasePlan& plan) { return plan.impl().plan; }
+comm::Communicator& job_world(StepJob& job) { return job.impl().world(); }
+comm::ProcessGroups& job_groups(StepJob& job, int tp) { return job.impl().groups_for(tp); }
+backend::Backend& job_backend(StepJob& job) { return *job.impl().backend; }
+
 // ---------------------------------------------------------------------------------------------
 // RankStepper
 

@@ -18,6 +18,16 @@
 #include <optional>
 #include <string>
 
+namespace canzona::plan {
+struct StepPlan;
+}
+namespace canzona::backend {
+class Backend;
+}
+namespace canzona::comm {
+struct ProcessGroups;
+}
+
 namespace canzona::bench::step {
 
 /// The executor's timer slots, in its order.
@@ -99,6 +109,14 @@ class StepJob {
   explicit StepJob(const std::string& backend);
   std::unique_ptr<Impl> impl_;
 };
+
+/// For a suite that runs more than the optimizer step around the same plan and job (the
+/// end-to-end iteration): the case's StepPlan, the job's communicator over every rank (NCCL on
+/// cuda, else MPI), its (dp, tp) groups, created once per tp, and its backend.
+const plan::StepPlan& step_plan(const CasePlan& plan);
+comm::Communicator& job_world(StepJob& job);
+comm::ProcessGroups& job_groups(StepJob& job, int tp);
+backend::Backend& job_backend(StepJob& job);
 
 /// One step's times on this rank, seconds.
 struct StepRecord {

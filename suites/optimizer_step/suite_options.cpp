@@ -10,39 +10,10 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-#include <sstream>
 #include <string_view>
-#include <vector>
 
 namespace canzona::bench::step {
 namespace {
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) items.push_back(item);
-  }
-  return items;
-}
-
-std::vector<std::string> list_flag(std::string_view name, std::string_view fallback) {
-  std::vector<std::string> items = split_list(suite_text_flag(name, fallback));
-  if (items.empty()) {
-    throw ConfigError(fmt::format("--canzona_{} is empty; give a comma-separated list", name));
-  }
-  return items;
-}
-
-int whole_flag(std::string_view name, double fallback, double min) {
-  const double value = suite_flag(name, RealRange{min, 1e9}).value_or(fallback);
-  if (value != std::floor(value)) {
-    throw ConfigError(
-        fmt::format("--canzona_{}={}: expected a whole number >= {}", name, value, min));
-  }
-  return static_cast<int>(value);
-}
 
 bool gpu_job() { return CANZONA_WITH_CUDA && CANZONA_WITH_NCCL && cuda_device_count() > 0; }
 
@@ -62,25 +33,25 @@ SuiteOptions read_suite_options() {
     throw ConfigError(fmt::format("--canzona_backend={}: expected cpu or cuda", o.backend));
   }
   CaseGrid& g = o.grid;
-  g.optimizers = list_flag("optimizers", "muon,shampoo,soap");
-  g.strategies = list_flag("strategies", "canzona,sc,layerwise,zero1,asc,canzona+sc");
-  g.models = list_flag("models", o.backend == "cuda" ? kGpuModels : kCpuModels);
-  g.projected_models = list_flag("projected_models", kAllModels);
-  for (const std::string& gpus : list_flag("projected_gpus", "8,16,32,64,128,256,512,1024")) {
+  g.optimizers = suite_list_flag("optimizers", "muon,shampoo,soap");
+  g.strategies = suite_list_flag("strategies", "canzona,sc,layerwise,zero1,asc,canzona+sc");
+  g.models = suite_list_flag("models", o.backend == "cuda" ? kGpuModels : kCpuModels);
+  g.projected_models = suite_list_flag("projected_models", kAllModels);
+  for (const std::string& gpus : suite_list_flag("projected_gpus", "8,16,32,64,128,256,512,1024")) {
     try {
       g.projected_gpus.push_back(std::stoi(gpus));
     } catch (const std::exception&) {
       throw ConfigError(fmt::format("--canzona_projected_gpus: '{}' is not a number", gpus));
     }
   }
-  g.projected_tp = whole_flag("projected_tp", 8, 1);
-  g.gpus_per_node = whole_flag("gpus_per_node", 8, 1);
-  o.warmup = whole_flag("warmup", 2, 0);
-  o.seed = static_cast<std::uint64_t>(whole_flag("seed", 1, 0));
+  g.projected_tp = suite_whole_flag("projected_tp", 8, 1);
+  g.gpus_per_node = suite_whole_flag("gpus_per_node", 8, 1);
+  o.warmup = suite_whole_flag("warmup", 2, 0);
+  o.seed = static_cast<std::uint64_t>(suite_whole_flag("seed", 1, 0));
   o.plan = std::make_shared<const PlanSettings>(suite_text_flag("plan", ""));
   o.topology = suite_text_flag("topology", "dgx-h100");
-  o.projector = whole_flag("projector", 1, 0) != 0;
-  o.fail_rank = whole_flag("inject_failure", -1, -1);
+  o.projector = suite_whole_flag("projector", 1, 0) != 0;
+  o.fail_rank = suite_whole_flag("inject_failure", -1, -1);
   return o;
 }
 

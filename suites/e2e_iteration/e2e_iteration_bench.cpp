@@ -1,0 +1,57 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// End-to-end iteration suite: the whole training iteration of every strategy (the libtorch
+// Qwen3 model with Megatron TP, its bucketed gradient sync overlapping backward, the executor's
+// optimizer step), measured on this job's ranks (run it under mpirun), and projected onto
+// clusters larger than the job. README.md documents names, counters and flags.
+#include "e2e_case.hpp"
+#include "e2e_options.hpp"
+#include "iteration_adapter.hpp"
+#include "measured_iteration.hpp"
+#include "projected_iteration.hpp"
+#include "rank_session.hpp"
+#include "step_adapter.hpp"
+#include "suite.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <string>
+
+namespace canzona::bench {
+
+void register_suite() {
+  static const e2e::E2EOptions options = e2e::read_e2e_options();
+  // Bad names and shapes fail here, on every rank alike, before anything is allocated.
+  for (const std::string& strategy : options.grid.step.strategies) step::check_strategy(strategy);
+  step::check_topology(options.topology);
+  for (const std::string& optimizer : options.grid.step.optimizers) {
+    step::default_refresh_interval(optimizer);
+  }
+  benchmark::AddCustomContext("canzona_backend", options.backend);
+  benchmark::AddCustomContext("topology", options.topology);
+  benchmark::AddCustomContext("canzona_seed", std::to_string(options.seed));
+  benchmark::AddCustomContext("canzona_plan", options.plan->flags());
+  for (const e2e::E2ECase& c : e2e::measured_cases(options.grid, job_size())) {
+    // The ranks of a CPU job share the machine they run on.
+    e2e::check_rank_memory(step::CasePlan(c.step, options.grid.step.gpus_per_node, *options.plan),
+                           c, options.backend, options.backend == "cpu" ? job_size() : 1,
+                           options.rank_memory_bytes);
+    benchmark::RegisterBenchmark(e2e::benchmark_name(c).c_str(), e2e::measured_iteration, c,
+                                 std::cref(options))
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  // Projections need no other rank: rank 0 runs them after the measured rows.
+  if (job_rank() != 0) return;
+  for (const e2e::E2ECase& c : e2e::projected_cases(options.grid, job_size())) {
+    benchmark::RegisterBenchmark(e2e::benchmark_name(c).c_str(), e2e::projected_iteration, c,
+                                 std::cref(options))
+        ->UseManualTime()
+        ->Repetitions(1)
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace canzona::bench

@@ -1,0 +1,105 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+#include "e2e_options.hpp"
+
+#include "suite_flags.hpp"
+
+#include <canzona/config.hpp>
+#include <canzona/core/device.hpp>
+#include <canzona/core/error.hpp>
+#include <canzona/model/catalog.hpp>
+#include <canzona/torch_model/memory.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+namespace canzona::bench::e2e {
+namespace {
+
+// Sizes given as a list: each a whole number; the model's own check says what is wrong with 0.
+std::vector<int> sizes_flag(std::string_view name, std::string_view fallback) {
+  std::vector<int> sizes;
+  for (const std::string& item : suite_list_flag(name, fallback)) {
+    try {
+      std::size_t used = 0;
+      const int value = std::stoi(item, &used);
+      if (used != item.size()) throw std::invalid_argument(item);
+      sizes.push_back(value);
+    } catch (const std::exception&) {
+      throw ConfigError(fmt::format("--canzona_{}: '{}' is not a whole number", name, item));
+    }
+  }
+  return sizes;
+}
+
+bool gpu_job() { return CANZONA_WITH_CUDA && CANZONA_WITH_NCCL && cuda_device_count() > 0; }
+
+// A CPU runs Qwen3's layer structure at a fraction of its widths (lib/model's scaling), with
+// short sequences; a GPU the small models whole.
+constexpr std::string_view kCpuModels = "qwen3-0.6b~d16";
+constexpr std::string_view kGpuModels = "qwen3-0.6b,qwen3-1.7b";
+constexpr std::string_view kProjectedModels = "qwen3-1.7b,qwen3-4b,qwen3-8b,qwen3-14b,qwen3-32b";
+
+}  // namespace
+
+E2EOptions read_e2e_options() {
+  E2EOptions o;
+  o.backend = suite_text_flag("backend", gpu_job() ? "cuda" : "cpu");
+  if (o.backend != "cpu" && o.backend != "cuda") {
+    throw ConfigError(fmt::format("--canzona_backend={}: expected cpu or cuda", o.backend));
+  }
+  step::CaseGrid& g = o.grid.step;
+  g.optimizers = suite_list_flag("optimizers", "muon");
+  g.strategies = suite_list_flag("strategies", "canzona,layerwise,sc");
+  g.models = suite_list_flag("models", o.backend == "cuda" ? kGpuModels : kCpuModels);
+  g.projected_models = suite_list_flag("projected_models", kProjectedModels);
+  for (const int gpus : sizes_flag("projected_gpus", "256")) {
+    if (gpus < 1) {
+      throw ConfigError(fmt::format("--canzona_projected_gpus: {} GPUs; give counts >= 1", gpus));
+    }
+    g.projected_gpus.push_back(gpus);
+  }
+  g.projected_tp = suite_whole_flag("projected_tp", 8, 1);
+  g.gpus_per_node = suite_whole_flag("gpus_per_node", 8, 1);
+  const std::string tp = suite_text_flag("tp", "");
+  if (!tp.empty()) o.grid.tp = sizes_flag("tp", tp);
+  o.grid.seq = sizes_flag("seq", o.backend == "cuda" ? "2048" : "64");
+  o.grid.mbs = sizes_flag("mbs", o.backend == "cuda" ? "4" : "2");
+  o.grid.projected_seq = suite_whole_flag("projected_seq", 2048, 0);
+  o.grid.projected_mbs = suite_whole_flag("projected_mbs", 4, 0);
+  o.warmup = suite_whole_flag("warmup", 1, 0);
+  o.micro_batches = suite_whole_flag("micro_batches", 1, 1);
+  o.global_batch = suite_whole_flag("global_batch", 128, 1);
+  o.torch_threads = suite_whole_flag("torch_threads", 1, 1);
+  o.rank_memory_bytes =
+      suite_flag("rank_memory_gib", RealRange{0, 1e6}).value_or(0) * 1024 * 1024 * 1024;
+  o.seed = static_cast<std::uint64_t>(suite_whole_flag("seed", 1, 0));
+  o.plan = std::make_shared<const step::PlanSettings>(suite_text_flag("plan", ""));
+  o.topology = suite_text_flag("topology", "dgx-h100");
+
+  // Every model against every run shape and TP degree asked for, before any case exists.
+  const auto check_models = [](const std::vector<std::string>& models, const std::vector<int>& seqs,
+                               const std::vector<int>& mbss) {
+    for (const std::string& name : models) {
+      const model::ModelSpec spec = model::model_from_name(name);
+      for (const int seq : seqs) {
+        for (const int mbs : mbss) torch_model::validate({mbs, seq}, spec);
+      }
+    }
+  };
+  check_models(g.models, o.grid.seq, o.grid.mbs);
+  check_models(g.projected_models, {o.grid.projected_seq}, {o.grid.projected_mbs});
+  for (const std::string& name : g.models) {
+    for (const int t : o.grid.tp) torch_model::validate_tp(model::model_from_name(name), t);
+  }
+  return o;
+}
+
+int projected_micro_batches(const E2EOptions& options, const E2ECase& c) {
+  return std::max(1, options.global_batch / (c.step.dp * c.mbs));
+}
+
+}  // namespace canzona::bench::e2e
