@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "suite_flags.hpp"
 
+#include <canzona/config.hpp>
+#include <canzona/core/device.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/core/numeric_text.hpp>
 
@@ -71,6 +73,24 @@ std::vector<std::string> suite_list_flag(std::string_view name, std::string_view
     throw ConfigError(fmt::format("--canzona_{} is empty; give a comma-separated list", name));
   }
   return items;
+}
+
+std::vector<int> suite_whole_list_flag(std::string_view name, std::string_view fallback, int min) {
+  std::vector<int> values;
+  const std::string what = fmt::format("--canzona_{}", name);
+  for (const std::string& item : suite_list_flag(name, fallback)) {
+    values.push_back(static_cast<int>(parse_integer(what, item, IntegerRange{min, 1 << 30})));
+  }
+  return values;
+}
+
+std::string suite_backend_flag() {
+  const bool gpu_job = CANZONA_WITH_CUDA && CANZONA_WITH_NCCL && cuda_device_count() > 0;
+  std::string backend = suite_text_flag("backend", gpu_job ? "cuda" : "cpu");
+  if (backend != "cpu" && backend != "cuda") {
+    throw ConfigError(fmt::format("--canzona_backend={}: expected cpu or cuda", backend));
+  }
+  return backend;
 }
 
 int suite_whole_flag(std::string_view name, double fallback, double min) {

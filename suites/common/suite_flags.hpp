@@ -28,6 +28,14 @@ std::string suite_text_flag(std::string_view name, std::string_view fallback);
 /// when the list is empty.
 std::vector<std::string> suite_list_flag(std::string_view name, std::string_view fallback);
 
+/// The comma-separated whole numbers given for `--canzona_<name>` (each >= `min`), or those of
+/// `fallback`. ConfigError naming the flag and the item otherwise.
+std::vector<int> suite_whole_list_flag(std::string_view name, std::string_view fallback, int min);
+
+/// `--canzona_backend`: `cpu` or `cuda`; by default `cuda` where the build has CUDA and NCCL and a
+/// device is present, `cpu` otherwise. ConfigError for anything else.
+std::string suite_backend_flag();
+
 /// The whole number given for `--canzona_<name>` (>= `min`), or `fallback`. ConfigError naming
 /// the flag otherwise.
 int suite_whole_flag(std::string_view name, double fallback, double min);

@@ -4,13 +4,8 @@
 
 #include "suite_flags.hpp"
 
-#include <canzona/config.hpp>
-#include <canzona/core/device.hpp>
-#include <canzona/core/error.hpp>
 #include <canzona/model/catalog.hpp>
 #include <canzona/torch_model/memory.hpp>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <string_view>
@@ -18,24 +13,6 @@
 
 namespace canzona::bench::e2e {
 namespace {
-
-// Sizes given as a list: each a whole number; the model's own check says what is wrong with 0.
-std::vector<int> sizes_flag(std::string_view name, std::string_view fallback) {
-  std::vector<int> sizes;
-  for (const std::string& item : suite_list_flag(name, fallback)) {
-    try {
-      std::size_t used = 0;
-      const int value = std::stoi(item, &used);
-      if (used != item.size()) throw std::invalid_argument(item);
-      sizes.push_back(value);
-    } catch (const std::exception&) {
-      throw ConfigError(fmt::format("--canzona_{}: '{}' is not a whole number", name, item));
-    }
-  }
-  return sizes;
-}
-
-bool gpu_job() { return CANZONA_WITH_CUDA && CANZONA_WITH_NCCL && cuda_device_count() > 0; }
 
 // A CPU runs Qwen3's layer structure at a fraction of its widths (lib/model's scaling), with
 // short sequences; a GPU the small models whole.
@@ -47,27 +24,20 @@ constexpr std::string_view kProjectedModels = "qwen3-1.7b,qwen3-4b,qwen3-8b,qwen
 
 E2EOptions read_e2e_options() {
   E2EOptions o;
-  o.backend = suite_text_flag("backend", gpu_job() ? "cuda" : "cpu");
-  if (o.backend != "cpu" && o.backend != "cuda") {
-    throw ConfigError(fmt::format("--canzona_backend={}: expected cpu or cuda", o.backend));
-  }
+  o.backend = suite_backend_flag();
   step::CaseGrid& g = o.grid.step;
   g.optimizers = suite_list_flag("optimizers", "muon");
   g.strategies = suite_list_flag("strategies", "canzona,layerwise,sc");
   g.models = suite_list_flag("models", o.backend == "cuda" ? kGpuModels : kCpuModels);
   g.projected_models = suite_list_flag("projected_models", kProjectedModels);
-  for (const int gpus : sizes_flag("projected_gpus", "256")) {
-    if (gpus < 1) {
-      throw ConfigError(fmt::format("--canzona_projected_gpus: {} GPUs; give counts >= 1", gpus));
-    }
-    g.projected_gpus.push_back(gpus);
-  }
+  g.projected_gpus = suite_whole_list_flag("projected_gpus", "256", 1);
   g.projected_tp = suite_whole_flag("projected_tp", 8, 1);
   g.gpus_per_node = suite_whole_flag("gpus_per_node", 8, 1);
   const std::string tp = suite_text_flag("tp", "");
-  if (!tp.empty()) o.grid.tp = sizes_flag("tp", tp);
-  o.grid.seq = sizes_flag("seq", o.backend == "cuda" ? "2048" : "64");
-  o.grid.mbs = sizes_flag("mbs", o.backend == "cuda" ? "4" : "2");
+  // Sizes of 0 pass here: the model's own check says what is wrong with them.
+  if (!tp.empty()) o.grid.tp = suite_whole_list_flag("tp", tp, 0);
+  o.grid.seq = suite_whole_list_flag("seq", o.backend == "cuda" ? "2048" : "64", 0);
+  o.grid.mbs = suite_whole_list_flag("mbs", o.backend == "cuda" ? "4" : "2", 0);
   o.grid.projected_seq = suite_whole_flag("projected_seq", 2048, 0);
   o.grid.projected_mbs = suite_whole_flag("projected_mbs", 4, 0);
   o.warmup = suite_whole_flag("warmup", 1, 0);

@@ -4,18 +4,10 @@
 
 #include "suite_flags.hpp"
 
-#include <canzona/config.hpp>
-#include <canzona/core/device.hpp>
-#include <canzona/core/error.hpp>
-
-#include <fmt/format.h>
-
 #include <string_view>
 
 namespace canzona::bench::step {
 namespace {
-
-bool gpu_job() { return CANZONA_WITH_CUDA && CANZONA_WITH_NCCL && cuda_device_count() > 0; }
 
 // Real steps on full shapes need a GPU; a CPU steps Qwen3-shaped models scaled down (lib/model).
 constexpr std::string_view kCpuModels = "qwen3-0.6b~d16,qwen3-8b~d32,qwen3-30b-a3b~d32";
@@ -28,22 +20,13 @@ constexpr std::string_view kAllModels =
 
 SuiteOptions read_suite_options() {
   SuiteOptions o;
-  o.backend = suite_text_flag("backend", gpu_job() ? "cuda" : "cpu");
-  if (o.backend != "cpu" && o.backend != "cuda") {
-    throw ConfigError(fmt::format("--canzona_backend={}: expected cpu or cuda", o.backend));
-  }
+  o.backend = suite_backend_flag();
   CaseGrid& g = o.grid;
   g.optimizers = suite_list_flag("optimizers", "muon,shampoo,soap");
   g.strategies = suite_list_flag("strategies", "canzona,sc,layerwise,zero1,asc,canzona+sc");
   g.models = suite_list_flag("models", o.backend == "cuda" ? kGpuModels : kCpuModels);
   g.projected_models = suite_list_flag("projected_models", kAllModels);
-  for (const std::string& gpus : suite_list_flag("projected_gpus", "8,16,32,64,128,256,512,1024")) {
-    try {
-      g.projected_gpus.push_back(std::stoi(gpus));
-    } catch (const std::exception&) {
-      throw ConfigError(fmt::format("--canzona_projected_gpus: '{}' is not a number", gpus));
-    }
-  }
+  g.projected_gpus = suite_whole_list_flag("projected_gpus", "8,16,32,64,128,256,512,1024", 1);
   g.projected_tp = suite_whole_flag("projected_tp", 8, 1);
   g.gpus_per_node = suite_whole_flag("gpus_per_node", 8, 1);
   o.warmup = suite_whole_flag("warmup", 2, 0);
