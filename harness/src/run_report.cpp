@@ -43,7 +43,7 @@ std::string format_run_summary(const Run& run) {
   std::size_t width = 9;
   for (const Series& s : run.series) width = std::max(width, s.name.key.size() + 12);
   std::string text = fmt::format("{:<{}} {:>11} {:>7} {:>9} {:>12} {:>9}  {}\n", "benchmark", width,
-                                 "step_ms", "cv", "imbalance", "projector_ms", "error", "kind");
+                                 "median_ms", "cv", "imbalance", "projector_ms", "error", "kind");
   std::set<std::string> sources;
   for (const Series& s : run.series) {
     const std::string name = s.name.projected ? s.name.key + "/projected" : s.name.key;
@@ -65,6 +65,10 @@ std::string format_run_summary(const Run& run) {
                     number(error ? std::optional<double>(100 * *error) : std::nullopt, "{:+.1f}%"),
                     s.projected() ? "projected †" : "measured");
   }
+  // One column for both suites: what a row times is in its name.
+  text +=
+      "median_ms: OptimizerStep rows time the optimizer step, E2EIteration rows the whole "
+      "iteration\n";
   for (const std::string& source : sources) {
     text += fmt::format("† projected on {}: a model of that cluster, not a measurement\n", source);
   }
