@@ -4,6 +4,7 @@
 
 #include <canzona/core/error.hpp>
 #include <canzona/io/input_file.hpp>
+#include <canzona/io/json_text.hpp>
 
 #include <fmt/format.h>
 
@@ -190,11 +191,8 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
 namespace {
 
 nlohmann::json gbench_document(std::string_view text, const std::string& source) {
-  try {
-    return nlohmann::json::parse(with_non_finite_as_null(text));
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(fmt::format("'{}' is not valid JSON: {}", source, e.what()));
-  }
+  return io::parse_json_text(with_non_finite_as_null(text), fmt::format("'{}'", source),
+                             "give a file written by a benchmark suite's --benchmark_out");
 }
 
 }  // namespace

@@ -236,7 +236,7 @@ TEST(CompareCommandTest, BadInputExitsTwoAndWritesNothing) {
 
   const std::string text = files.fixture().dump();
   expect_refused(files, good, files.write_text("truncated.json", text.substr(0, text.size() / 2)),
-                 "is not valid JSON");
+                 "not valid JSON");
 
   expect_refused(files, good,
                  files.write_text("foreign.json", R"({"model": {"name": "qwen3-8b"}})"),

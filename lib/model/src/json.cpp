@@ -6,6 +6,7 @@
 
 #include <canzona/core/error.hpp>
 #include <canzona/io/input_file.hpp>
+#include <canzona/io/json_text.hpp>
 
 #include <fmt/format.h>
 
@@ -220,14 +221,8 @@ ModelSpec model_spec_from_json(const nlohmann::json& json, std::string_view sour
 }
 
 ModelSpec model_spec_from_json_text(std::string_view text, std::string_view source) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(fmt::format("model spec {}: malformed JSON at byte {}: {}; fix the syntax",
-                                  source, e.byte, e.what()));
-  }
-  return model_spec_from_json(json, source);
+  return model_spec_from_json(
+      io::parse_json_text(text, fmt::format("model spec {}", source), "fix the syntax"), source);
 }
 
 ModelSpec load_model_spec(const std::filesystem::path& path) {

@@ -201,7 +201,7 @@ TEST(ModelJsonTest, MalformedJsonReportsPosition) {
   } catch (const ConfigError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("broken.json"), std::string::npos) << what;
-    EXPECT_NE(what.find("malformed JSON"), std::string::npos) << what;
+    EXPECT_NE(what.find("not valid JSON"), std::string::npos) << what;
     EXPECT_NE(what.find("line 2"), std::string::npos) << what;
   }
   EXPECT_THROW(model_spec_from_json_text("[1, 2]", "array.json"), ConfigError);

@@ -7,6 +7,7 @@
 #include <canzona/core/error.hpp>
 #include <canzona/io/atomic_file.hpp>
 #include <canzona/io/input_file.hpp>
+#include <canzona/io/json_text.hpp>
 #include <canzona/optim/cost_model.hpp>
 
 #include <fmt/format.h>
@@ -113,13 +114,8 @@ void ComputeCache::load(const std::filesystem::path& path) {
 }
 
 void ComputeCache::merge_text(std::string_view text, const std::string& source) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(fmt::format("compute cache {}: not valid JSON: {}; delete it to re-measure",
-                                  source, e.what()));
-  }
+  const nlohmann::json json =
+      io::parse_json_text(text, fmt::format("compute cache {}", source), "delete it to re-measure");
   if (!json.is_object() || !json.contains("format") || !json["format"].is_string() ||
       json["format"].get<std::string>() != "canzona-compute-cache" || !json.contains("entries") ||
       !json["entries"].is_object()) {

@@ -6,6 +6,7 @@
 
 #include <canzona/core/error.hpp>
 #include <canzona/io/input_file.hpp>
+#include <canzona/io/json_text.hpp>
 
 #include <fmt/format.h>
 
@@ -465,13 +466,8 @@ Topology topology_from_json(const nlohmann::json& json, std::string_view source)
 }
 
 Topology topology_from_json_text(std::string_view text, std::string_view source) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(fmt::format("topology file {}: not valid JSON: {}", source, e.what()));
-  }
-  return topology_from_json(json, source);
+  return topology_from_json(
+      io::parse_json_text(text, fmt::format("topology file {}", source), "fix the syntax"), source);
 }
 
 Topology load_topology(const std::filesystem::path& path) {
