@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "result_checks.hpp"
 
+#include "e2e_row_check.hpp"
 #include "step_row_check.hpp"
 
 #include <canzona/core/error.hpp>
@@ -45,7 +46,9 @@ int report_bad_rows(const BenchmarkFile& file, std::ostream& out) {
       out << fmt::format("FAILED  {}  {}\n", row.name, *row.error);
       continue;
     }
-    if (const auto problem = check_step_row(row)) {
+    std::optional<std::string> problem = check_step_row(row);
+    if (!problem) problem = check_e2e_row(row);
+    if (problem) {
       ++bad;
       out << fmt::format("INVALID  {}  {}\n", row.name, *problem);
     }

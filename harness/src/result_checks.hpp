@@ -3,7 +3,7 @@
 //
 // The checks every stored or merged run passes beyond its provenance (`validate`, `run`): names
 // of their family's shape, projected rows that cannot pass for measurements, no failed rows,
-// well-formed optimizer-step rows.
+// well-formed optimizer-step and end-to-end rows.
 #pragma once
 
 #include <canzona/harness/gbench_json.hpp>
@@ -20,7 +20,8 @@ namespace canzona::harness {
 void check_names_and_projections(const Run& run);
 
 /// Prints "FAILED <name> <message>" for every row that failed and "INVALID <name> <problem>" for
-/// every optimizer-step row check_step_row rejects; returns how many it printed.
+/// every optimizer-step or end-to-end row check_step_row or check_e2e_row rejects; returns how
+/// many it printed.
 int report_bad_rows(const BenchmarkFile& file, std::ostream& out);
 
 /// ConfigError unless `build_type` is Release or RelWithDebInfo: benchmark numbers of any other

@@ -14,10 +14,6 @@ namespace {
 constexpr const char* kPhases[] = {"grad_sync_ms",  "tp_gather_ms",  "compute_ms",
                                    "tp_scatter_ms", "param_sync_ms", "update_ms"};
 
-// Absolute slack for steps of a few milliseconds: the rounding of averaged counters and of a
-// time in the unit of the row.
-constexpr double kPhaseSumSlackMs = 0.05;
-
 }  // namespace
 
 std::optional<std::string> check_step_row(const BenchmarkRow& row) {

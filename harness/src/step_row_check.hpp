@@ -28,5 +28,8 @@ std::optional<std::string> check_step_row(const BenchmarkRow& row);
 
 /// Relative tolerance of the phase sum (averaging and rounding).
 inline constexpr double kPhaseSumTolerance = 0.01;
+/// Absolute slack for steps of a few milliseconds: the rounding of averaged counters and of a
+/// time in the unit of the row.
+inline constexpr double kPhaseSumSlackMs = 0.05;
 
 }  // namespace canzona::harness

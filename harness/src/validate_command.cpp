@@ -3,7 +3,7 @@
 //
 // `canzona-bench validate FILE...`: checks that suite output is well-formed Google Benchmark JSON
 // with Canzona's provenance, from a Release build, that no benchmark failed, and that the
-// optimizer-step rows are well-formed (step_row_check.hpp).
+// optimizer-step and end-to-end rows are well-formed (step_row_check.hpp, e2e_row_check.hpp).
 #include "commands.hpp"
 #include "result_checks.hpp"
 
