@@ -5,7 +5,7 @@
 // the real canzona-bench or suite executable (the suites' shared main, suites/common), must exit
 // with the expected code and print the expected message, and the table rendered from what it
 // printed must equal the committed file, so the table cannot go stale. After a deliberate change
-// of a message, regenerate it (in a build with the suites):
+// of a message, regenerate it (in a build with the suites and libtorch):
 //   CANZONA_UPDATE_GOLDEN=1 ctest --test-dir <build> -R BadInputTable
 #include <canzona/testing/run_process.hpp>
 #include <canzona/testing/seed.hpp>
@@ -411,19 +411,21 @@ TEST(BadInputTable, EveryBadInputGetsItsExitCodeAndMessage) {
   const fs::path golden = fs::path(CANZONA_RESULTS_DIR) / "reliability" / "bad-inputs.md";
   const char* update = std::getenv("CANZONA_UPDATE_GOLDEN");
   if (update != nullptr && std::strcmp(update, "1") == 0) {
-    if (suites.empty()) FAIL() << "regenerate the table in a build with the suites";
+    if (suites.empty() || e2e.empty()) {
+      FAIL() << "regenerate the table in a build with the suites and libtorch";
+    }
     std::ofstream(golden) << table;
     GTEST_SKIP() << "regenerated " << golden;
   }
   const std::string committed = read_file(golden);
-  if (suites.empty()) {
-    // A build without the suites checks its own rows only.
+  if (suites.empty() || e2e.empty()) {
+    // A build without the suites or without libtorch (no end-to-end suite) checks its own rows.
     std::istringstream lines(table);
     for (std::string line; std::getline(lines, line);) {
       EXPECT_NE(committed.find(line), std::string::npos)
           << golden << " is stale: it lacks\n"
           << line << "\nregenerate it with "
-          << "CANZONA_UPDATE_GOLDEN=1 in a build with the suites and commit it";
+          << "CANZONA_UPDATE_GOLDEN=1 in a build with the suites and libtorch and commit it";
     }
     return;
   }
