@@ -15,6 +15,7 @@
 
 #if CANZONA_WITH_MPI
 #include <canzona/comm/mpi_communicator.hpp>
+#include <canzona/comm/mpi_job.hpp>
 
 #include <mpi.h>
 #endif
@@ -150,12 +151,11 @@ int job_size() { return job().size; }
 void on_job_end(std::function<void()> hook) { job().end_hooks.push_back(std::move(hook)); }
 
 void abort_job(std::string_view message, int exit_code) {
-  std::fprintf(stderr, "error: rank %d of %d: %.*s; ending the job\n", job().rank, job().size,
-               static_cast<int>(message.size()), message.data());
-  std::fflush(stderr);
 #if CANZONA_WITH_MPI
-  if (comm::MpiRuntime::active()) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  if (comm::MpiRuntime::active()) comm::abort_job(std::string(message).c_str(), exit_code);
 #endif
+  std::fprintf(stderr, "error: %.*s\n", static_cast<int>(message.size()), message.data());
+  std::fflush(stderr);
   std::exit(exit_code);
 }
 

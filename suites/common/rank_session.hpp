@@ -54,9 +54,10 @@ int job_size();
 /// where a suite releases communicators it keeps for the whole run.
 void on_job_end(std::function<void()> hook);
 
-/// Ends the whole job because this rank cannot go on: prints "error: rank R of N: <message>;
-/// ending the job" to stderr and calls MPI_Abort (other ranks may be waiting for this one in a
-/// collective, so returning an error would hang them), or std::exit without MPI.
+/// Ends the whole job because this rank cannot go on: under MPI comm::abort_job (prints "error on
+/// rank R of N (host H, pid P): <message>" and calls MPI_Abort: other ranks may be waiting for
+/// this one in a collective, so returning an error would hang them), without MPI "error:
+/// <message>" and std::exit.
 [[noreturn]] void abort_job(std::string_view message, int exit_code);
 
 }  // namespace canzona::bench
