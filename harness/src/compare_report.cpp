@@ -28,6 +28,9 @@ std::string device_line(const std::map<std::string, std::string>& context) {
   std::string line = context_value(context, "device_kind");
   const std::string gpu = context_value(context, "gpu_name");
   if (gpu != "-" && gpu != "none") line += fmt::format(" ({})", gpu);
+  // Clocks set lower on one side move every row: the report shows them beside the GPU.
+  const std::string clocks = context_value(context, "gpu_clocks");
+  if (clocks != "-") line += fmt::format(", clocks {} MHz", clocks);
   return line;
 }
 
@@ -134,8 +137,9 @@ std::string comparison_markdown(const Comparison& comparison, bool changes_only)
 nlohmann::json comparison_json(const Comparison& comparison) {
   auto side = [](const std::string& source, const std::map<std::string, std::string>& context) {
     nlohmann::json j = {{"file", source}};
-    for (const char* key : {"canzona_git_sha", "canzona_build_type", "canzona_backend",
-                            "device_kind", "gpu_name", "gpu_count", "date", "host_name"}) {
+    for (const char* key :
+         {"canzona_git_sha", "canzona_build_type", "canzona_backend", "device_kind", "gpu_name",
+          "gpu_count", "gpu_clocks", "date", "host_name"}) {
       const auto it = context.find(key);
       if (it != context.end()) j[key] = it->second;
     }

@@ -16,6 +16,7 @@
 #include <canzona/core/child_process.hpp>
 #include <canzona/core/device.hpp>
 #include <canzona/core/error.hpp>
+#include <canzona/core/gpu_clocks.hpp>
 #include <canzona/harness/cli.hpp>
 #include <canzona/harness/gbench_json.hpp>
 #include <canzona/harness/preset_flags.hpp>
@@ -31,6 +32,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -141,10 +143,14 @@ int run(const RunOptions& o, std::ostream& out) {
     LineSplitter list_lines([&](std::string_view line) {
       if (!line.empty()) s.cases.emplace_back(line);
     });
+    // A filter may select cases of one suite only: the other's "Failed to match any benchmarks"
+    // is not news (the run as a whole reports an empty selection), its errors are.
+    std::string list_errors;
     ChildOutput list_output;
     list_output.on_stdout = [&](std::string_view chunk) { list_lines.feed(chunk); };
-    list_output.on_stderr = [](std::string_view chunk) { std::cerr << chunk; };
+    list_output.on_stderr = [&](std::string_view chunk) { list_errors += chunk; };
     if (const int code = run_child(listing, {launch.env}, list_output).exit_code; code != 0) {
+      std::cerr << list_errors;
       suite_failed(fmt::format("listing the cases of the {}", s.what), code, command_line(listing));
     }
     list_lines.flush();
@@ -226,16 +232,23 @@ int run(const RunOptions& o, std::ostream& out) {
 
   // results/SCHEMA.md: the suites wrote the build, devices, MPI library, ranks, backend,
   // topology, seed and plan settings (the first suite's context); the run adds how it was
-  // launched, one command per suite.
-  nlohmann::json merged = merge_runs(
-      documents, {{"canzona_command", command_line(o.argv)},
-                  {"canzona_suite_command", fmt::format("{}", fmt::join(portable_commands, " ; "))},
-                  {"executable", fmt::format("{}", fmt::join(executables, ","))},
-                  {"canzona_preset", preset.name},
-                  {"launcher", o.launcher},
-                  {"canzona_filter", o.filter},
-                  {"canzona_repetitions", std::to_string(repetitions)},
-                  {"canzona_wall_s", fmt::format("{:.1f}", wall)}});
+  // launched, one command per suite, and the GPU's clocks (read here, not in the ranks: an MPI
+  // process should not fork).
+  std::map<std::string, std::string> provenance = {
+      {"canzona_command", command_line(o.argv)},
+      {"canzona_suite_command", fmt::format("{}", fmt::join(portable_commands, " ; "))},
+      {"executable", fmt::format("{}", fmt::join(executables, ","))},
+      {"canzona_preset", preset.name},
+      {"launcher", o.launcher},
+      {"canzona_filter", o.filter},
+      {"canzona_repetitions", std::to_string(repetitions)},
+      {"canzona_wall_s", fmt::format("{:.1f}", wall)}};
+  if (backend == "cuda") {
+    if (std::string clocks = gpu_application_clocks(); !clocks.empty()) {
+      provenance["gpu_clocks"] = std::move(clocks);
+    }
+  }
+  nlohmann::json merged = merge_runs(documents, provenance);
   const BenchmarkFile file = parse_gbench_json(merged, "the merged run");
   require_canzona_provenance(file.context, "the merged run", /*allow_debug=*/false);
   if (file.context.at("ranks") != std::to_string(ranks)) {

@@ -142,6 +142,20 @@ TEST(CompareEngineTest, RefusesDifferentDeviceKindsUnlessAllowed) {
             std::string::npos);
 }
 
+TEST(CompareEngineTest, ShowsEachSidesGpuClocks) {
+  harness::Run baseline = run_of(nine(10), 1024.0, "h100-x1");
+  harness::Run candidate = run_of(nine(10), 1024.0, "h100-x1");
+  baseline.context["gpu_clocks"] = "1980/2619";
+  candidate.context["gpu_clocks"] = "1410/2619";
+  const Comparison c = compare_runs(baseline, candidate, {});
+  const std::string md = comparison_markdown(c, false);
+  EXPECT_NE(md.find("clocks 1980/2619 MHz"), std::string::npos) << md;
+  EXPECT_NE(md.find("clocks 1410/2619 MHz"), std::string::npos) << md;
+  const nlohmann::json j = comparison_json(c);
+  EXPECT_EQ(j.at("baseline").at("gpu_clocks"), "1980/2619") << j.dump(2);
+  EXPECT_EQ(j.at("candidate").at("gpu_clocks"), "1410/2619") << j.dump(2);
+}
+
 TEST(CompareEngineTest, RejectsBadOptions) {
   CompareOptions bad_filter;
   bad_filter.filter = "(";
