@@ -26,6 +26,7 @@ namespace {
 struct JobState {
   int rank = 0;
   int size = 1;
+  int local_rank = 0;
   std::vector<std::function<void()>> end_hooks;
 };
 
@@ -94,6 +95,10 @@ RankSession::RankSession(int& argc, char**& argv) : impl_(std::make_unique<Impl>
 #if CANZONA_WITH_MPI
   MPI_Comm_rank(MPI_COMM_WORLD, &job().rank);
   MPI_Comm_size(MPI_COMM_WORLD, &job().size);
+  MPI_Comm host = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, job().rank, MPI_INFO_NULL, &host);
+  MPI_Comm_rank(host, &job().local_rank);
+  MPI_Comm_free(&host);
 #endif
   if (job().rank == 0) return;
   int kept = 1;
@@ -147,6 +152,7 @@ std::size_t RankSession::job_benchmark_count(std::size_t mine) const {
 
 int job_rank() { return job().rank; }
 int job_size() { return job().size; }
+int job_local_rank() { return job().local_rank; }
 
 void on_job_end(std::function<void()> hook) { job().end_hooks.push_back(std::move(hook)); }
 

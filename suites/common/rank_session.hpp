@@ -49,6 +49,9 @@ class RankSession {
 /// This process's rank in the job and the job's size (0 and 1 before a RankSession exists).
 int job_rank();
 int job_size();
+/// This process's rank among the job's ranks on its host (0 before a RankSession exists): the
+/// CUDA device a GPU rank uses, as comm::NcclCommunicator::create chooses it.
+int job_local_rank();
 
 /// Runs `hook` when the RankSession ends, before MPI is finalised (hooks run last-in first-out):
 /// where a suite releases communicators it keeps for the whole run.

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "iteration_adapter.hpp"
 
+#include "rank_session.hpp"
+
 #include <canzona/comm/process_groups.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/model/catalog.hpp>
@@ -122,7 +124,7 @@ void check_rank_memory(const step::CasePlan& plan, const E2ECase& c, const std::
   const double executor = step::estimated_rank_bytes(plan);
   const std::int64_t available = limit_bytes > 0 ? static_cast<std::int64_t>(limit_bytes)
                                  : backend == "cuda"
-                                     ? tm::available_cuda_bytes(0)
+                                     ? tm::available_cuda_bytes(job_local_rank())
                                      : tm::available_host_bytes() / std::max(1, ranks_per_host);
   const double needed = static_cast<double>(model.total()) + executor;
   if (needed <= static_cast<double>(available)) return;
