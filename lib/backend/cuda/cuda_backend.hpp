@@ -115,9 +115,10 @@ class CudaBackend final : public Backend {
   /// reduction's temporary storage grows with its number of thread blocks, not with n²).
   static constexpr std::size_t kCubTempBytes = std::size_t{4} << 20;
 
-  /// cusolverDnXsyevBatched workspace sizes of one (n, count), queried once.
+  /// cusolverDnXsyevBatched workspace sizes of one (n, batch), queried once; batch is a call's
+  /// number of matrices (ops::eigh_batch_size), not the caller's count.
   struct EighSizes {
-    std::int64_t n, count;
+    std::int64_t n, batch;
     std::size_t device_bytes, host_bytes;
   };
   /// geqrf / orgqr workspace (floats) of one (m, n), queried once.
@@ -125,7 +126,7 @@ class CudaBackend final : public Backend {
     std::int64_t m, n;
     int lwork;
   };
-  const EighSizes& eigh_sizes(std::int64_t n, std::int64_t count);
+  const EighSizes& eigh_sizes(std::int64_t n, std::int64_t batch);
   const QrSizes& qr_sizes(std::int64_t m, std::int64_t n);
 
   /// Runs a CUB algorithm in the backend's temporary storage; Error when `needed` (its size
@@ -139,6 +140,9 @@ class CudaBackend final : public Backend {
   /// Adds the number of nonzero entries of the device array `info` (count ints) to the
   /// backend's solver-failure counter.
   void count_solver_failures(const int* info, std::int64_t count);
+  /// Transposes each of `count` contiguous n×n matrices of `in` into `out`, in one launch
+  /// (cuda_elementwise.cu).
+  void transpose_squares(const float* in, float* out, std::int64_t n, std::int64_t count);
   /// Negates column j of the row-major m×n `q` where diag[j] < 0 (cuda_elementwise.cu).
   void flip_columns_by_sign(float* q, std::int64_t m, std::int64_t n, const float* diag);
   /// Reads the solver-failure counter (the stream must be synchronised), resets it and throws

@@ -208,6 +208,11 @@ void CudaBackend::copy_items(Items<void> dst, Items<const void> src, std::size_t
   }
 }
 
+void CudaBackend::transpose_squares(const float* in, float* out, std::int64_t n,
+                                    std::int64_t count) {
+  launch::for_each_row(count * n, n, ops::TransposeSquares{in, out, n}, stream());
+}
+
 void CudaBackend::flip_columns_by_sign(float* q, std::int64_t m, std::int64_t n,
                                        const float* diag) {
   launch::for_each_row(m, n, ops::FlipColumnsBySign{q, n, diag}, stream());

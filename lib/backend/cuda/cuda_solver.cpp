@@ -1,12 +1,14 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// CudaBackend::eigh and ::orthonormalize on cuSOLVER and cuBLAS: one batched eigensolver for
-// every shape and batch size (cusolverDnXsyevBatched), cuBLAS geam for the column-major ↔
-// row-major transposes, cublasScopy for diag(R), workspace sizes queried once per shape, and the
+// CudaBackend::eigh and ::orthonormalize on cuSOLVER and cuBLAS: one batched eigensolver
+// algorithm for every shape and batch size (cusolverDnXsyevBatched, ALG_1; batches split at the
+// solver's size limit), cuBLAS geam for the QR's column-major ↔ row-major transposes,
+// cublasScopy for diag(R), workspace sizes queried once per shape, and the
 // solvers' info values folded into the backend's failure counter on the device (read at the next
 // synchronisation, see CudaBackend::do_synchronize).
 #include "cuda_backend.hpp"
+#include "solver_batches.hpp"
 
 #include <canzona/core/error.hpp>
 #include <canzona/cuda/check.hpp>
@@ -59,20 +61,26 @@ constexpr cublasFillMode_t kUplo = CUBLAS_FILL_MODE_LOWER;
 }  // namespace
 
 // ---- eigh -----------------------------------------------------------------------------------
-// Workspace: [count info ints][count·n² floats: the solver's copy][device workspace], each
-// 256-byte aligned. The solver works on the copy so that its column-major eigenvectors can be
-// transposed into `a` out of place.
+// Workspace: [batch info ints][batch·n² floats: the solver's copy][device workspace], each
+// 256-byte aligned, batch = ops::eigh_batch_size(n, count). The solver works on a copy of one
+// batch so that its row-wise eigenvectors can be transposed into `a` out of place.
 
-const CudaBackend::EighSizes& CudaBackend::eigh_sizes(std::int64_t n, std::int64_t count) {
+const CudaBackend::EighSizes& CudaBackend::eigh_sizes(std::int64_t n, std::int64_t batch) {
   for (const EighSizes& s : eigh_sizes_) {
-    if (s.n == n && s.count == count) return s;
+    if (s.n == n && s.batch == batch) return s;
   }
+  // cuSOLVER's default for syevBatched may switch algorithms with n and the batch size (a
+  // batched Jacobi for small n); ALG_1 is its one algorithm for all of them, so a matrix's
+  // eigenvectors do not depend on how many same-shape matrices share its batch. Set on every
+  // new shape (cheap, host-side) so no other user of the parameter object can undo it.
+  CANZONA_CUSOLVER_CHECK(
+      cusolverDnSetAdvOptions(res_->solver.params(), CUSOLVERDN_SYEVBATCHED, CUSOLVER_ALG_1));
   // First use of this shape: query once (outside the timed step when the optimizer reserved
   // its workspace, which calls eigh_workspace_bytes).
-  EighSizes sizes{n, count, 0, 0};
+  EighSizes sizes{n, batch, 0, 0};
   CANZONA_CUSOLVER_CHECK(cusolverDnXsyevBatched_bufferSize(
       res_->solver.get(), res_->solver.params(), kJobz, kUplo, n, CUDA_R_32F, nullptr, n,
-      CUDA_R_32F, nullptr, CUDA_R_32F, &sizes.device_bytes, &sizes.host_bytes, count));
+      CUDA_R_32F, nullptr, CUDA_R_32F, &sizes.device_bytes, &sizes.host_bytes, batch));
   if (eigh_host_workspace_.size() < sizes.host_bytes) {
     eigh_host_workspace_.resize(sizes.host_bytes);
   }
@@ -83,42 +91,43 @@ const CudaBackend::EighSizes& CudaBackend::eigh_sizes(std::int64_t n, std::int64
 std::size_t CudaBackend::do_eigh_workspace_bytes(std::int64_t n, std::int64_t count) {
   if (n <= 0 || count <= 0) return 0;
   const cuda::DeviceGuard guard(device_);
-  const EighSizes& sizes = eigh_sizes(n, count);
-  const auto items = static_cast<std::size_t>(count);
+  const std::int64_t batch = ops::eigh_batch_size(n, count);
+  // A count that is not a multiple of the batch ends with a smaller call, queried too.
+  std::size_t device_bytes = eigh_sizes(n, batch).device_bytes;
+  if (count % batch != 0) {
+    device_bytes = std::max(device_bytes, eigh_sizes(n, count % batch).device_bytes);
+  }
+  const auto items = static_cast<std::size_t>(batch);
   return align_up(items * sizeof(int)) +
-         align_up(items * static_cast<std::size_t>(n * n) * sizeof(float)) + sizes.device_bytes;
+         align_up(items * static_cast<std::size_t>(n * n) * sizeof(float)) + device_bytes;
 }
 
 void CudaBackend::do_eigh(std::int64_t n, std::int64_t count, float* a, float* w, void* workspace) {
   if (n <= 0 || count <= 0) return;
-  const int ni = to_int(n, "eigh: n");
   const cuda::DeviceGuard guard(device_);
-  const EighSizes sizes = eigh_sizes(n, count);
-  const auto items = static_cast<std::size_t>(count);
-  const auto per_item = static_cast<std::size_t>(n * n);
+  const std::int64_t batch = ops::eigh_batch_size(n, count);
+  const std::int64_t per_item = n * n;
   Carver carve(workspace);
-  int* info = carve.take<int>(items);
-  float* v = carve.take<float>(items * per_item);
+  int* info = carve.take<int>(static_cast<std::size_t>(batch));
+  float* v = carve.take<float>(static_cast<std::size_t>(batch * per_item));
   void* work = carve.take<std::byte>(0);
-  CANZONA_CUDA_CHECK(
-      cudaMemcpyAsync(v, a, items * per_item * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
-  // One algorithm for every n and batch size, so a matrix's eigenvectors do not depend on how
-  // many same-shape matrices share its batch. Eigenvalues come back in ascending order.
-  CANZONA_CUSOLVER_CHECK(
-      cusolverDnXsyevBatched(res_->solver.get(), res_->solver.params(), kJobz, kUplo, n, CUDA_R_32F,
-                             v, n, CUDA_R_32F, w, CUDA_R_32F, work, sizes.device_bytes,
-                             eigh_host_workspace_.data(), sizes.host_bytes, info, count));
-  // cuSOLVER writes eigenvector j as column j of a COLUMN-major matrix, i.e. as row j read
-  // row-major; the interface promises columns, so each item is transposed into `a` (geam with
-  // op(A) = Aᵀ; B aliases C with op(B) = B, cuBLAS' in-place form, scaled by zero).
-  const float one = 1.0f;
-  const float zero = 0.0f;
-  for (std::size_t i = 0; i < items; ++i) {
-    float* out = a + i * per_item;
-    CANZONA_CUBLAS_CHECK(cublasSgeam(res_->blas.get(), CUBLAS_OP_T, CUBLAS_OP_N, ni, ni, &one,
-                                     v + i * per_item, ni, &zero, out, ni, out, ni));
+  for (std::int64_t first = 0; first < count; first += batch) {
+    const std::int64_t items = std::min(batch, count - first);
+    float* items_a = a + first * per_item;
+    CANZONA_CUDA_CHECK(cudaMemcpyAsync(v, items_a,
+                                       static_cast<std::size_t>(items * per_item) * sizeof(float),
+                                       cudaMemcpyDeviceToDevice, stream()));
+    const EighSizes sizes = eigh_sizes(n, items);  // by value: a query may grow the list
+    // Eigenvalues come back in ascending order.
+    CANZONA_CUSOLVER_CHECK(cusolverDnXsyevBatched(
+        res_->solver.get(), res_->solver.params(), kJobz, kUplo, n, CUDA_R_32F, v, n, CUDA_R_32F,
+        w + first * n, CUDA_R_32F, work, sizes.device_bytes, eigh_host_workspace_.data(),
+        sizes.host_bytes, info, items));
+    // cuSOLVER writes eigenvector j as column j of a COLUMN-major matrix, i.e. as row j read
+    // row-major; the interface promises columns: one launch transposes every item into `a`.
+    transpose_squares(v, items_a, n, items);
+    count_solver_failures(info, items);
   }
-  count_solver_failures(info, count);
 }
 
 // ---- orthonormalize -------------------------------------------------------------------------

@@ -339,6 +339,21 @@ struct FlipColumnsBySign {
   }
 };
 
+/// Row r = item·n + i of count·n rows, col j < n: out[item][i][j] = in[item][j][i], each n×n
+/// square of a contiguous batch transposed out of place (exact: a copy). The batched eigensolver
+/// writes eigenvectors as rows; the Backend interface promises them as columns.
+struct TransposeSquares {
+  const float* in;
+  float* out;
+  std::int64_t n;
+  CANZONA_HD const float* row_value(std::int64_t row) const {
+    return in + (row / n) * n * n + row % n;  // element (0, i) of the item's input
+  }
+  CANZONA_HD void operator()(const float* column, std::int64_t row, std::int64_t j) const {
+    out[row * n + j] = column[j * n];
+  }
+};
+
 /// keys[i] = descending_sort_key(values[i]), index[i] = i: the input of argsort_descending's
 /// ascending stable sort (ties and NaNs keep index order, NaNs last).
 struct DescendingSortKeys {

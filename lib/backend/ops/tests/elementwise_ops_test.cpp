@@ -12,12 +12,14 @@
 #include "elementwise_ops.hpp"
 #include "numerics.hpp"
 #include "run_ops.hpp"
+#include "solver_batches.hpp"
 
 #include <canzona/testing/seed.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -430,6 +432,37 @@ TEST(ElementwiseOpsTest, AddDiagonalReverseAndPermute) {
   EXPECT_EQ(out, (std::vector<float>{3, 1, 2, 6, 4, 5}));
   for_each_row(2, 3, PermuteRows{m.data(), 3, rows.data(), out.data()});
   EXPECT_EQ(out, (std::vector<float>{4, 5, 6, 1, 2, 3}));
+}
+
+TEST(ElementwiseOpsTest, TransposeSquaresTransposesEveryItemAndKeepsNaN) {
+  // Two 3×3 items; the second holds a NaN and a signed zero, which a copy must keep.
+  const std::vector<float> in{1, 2, 3, 4, 5, 6, 7, 8, 9, -0.0f, kNan, 12, 13, 14, 15, 16, 17, 18};
+  std::vector<float> out(in.size(), 99.0f);
+  for_each_row(2 * 3, 3, TransposeSquares{in.data(), out.data(), 3});
+  for (std::int64_t item = 0; item < 2; ++item) {
+    for (std::int64_t i = 0; i < 3; ++i) {
+      for (std::int64_t j = 0; j < 3; ++j) {
+        const float want = in[static_cast<std::size_t>(item * 9 + j * 3 + i)];
+        const float got = out[static_cast<std::size_t>(item * 9 + i * 3 + j)];
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(want))
+            << "item " << item << " (" << i << ", " << j << ")";
+      }
+    }
+  }
+}
+
+TEST(SolverBatchesTest, EighBatchStaysWithinTheSolversLimit) {
+  // Qwen3-32B's 5120-wide statistics: 81 matrices per call under INT32_MAX (81·5120² ≈ 2.1e9).
+  EXPECT_EQ(eigh_batch_size(5120, 168), 81);
+  EXPECT_LE(5120LL * 5120 * eigh_batch_size(5120, 168), kSolverBatchElementLimit);
+  EXPECT_GT(5120LL * 5120 * (eigh_batch_size(5120, 168) + 1), kSolverBatchElementLimit);
+  EXPECT_EQ(eigh_batch_size(128, 40), 40);     // far below the limit: the whole count
+  EXPECT_EQ(eigh_batch_size(7, 0), 0);         // nothing to solve
+  EXPECT_EQ(eigh_batch_size(0, 5), 0);
+  EXPECT_EQ(eigh_batch_size(50000, 3), 1);     // one matrix over the limit: the solver refuses it
+  EXPECT_EQ(eigh_batch_size(4000000000LL, 2), 1);  // n·n would overflow int64
+  EXPECT_EQ(eigh_batch_size(4, 10, 40), 2);    // a small limit: 16 elements a matrix
+  EXPECT_EQ(eigh_batch_size(4, 10, 15), 1);
 }
 
 TEST(ElementwiseOpsTest, ScaleColumnsInverseRootAgainstDoubleAndNaN) {
