@@ -31,10 +31,11 @@ std::unique_ptr<Backend> make_backend(std::string_view name, int device) {
     const int devices = cuda_device_count();
     if (device < 0 && devices > 0) device = cuda_current_device();
     if (device < 0 || device >= devices) {
+      const std::string why = devices == 0 ? cuda_unavailable_reason() : "";
       throw ConfigError(fmt::format(
-          "backend 'cuda' needs {} but this machine has {} CUDA device(s) (use --backend cpu)",
+          "backend 'cuda' needs {} but this machine has {} CUDA device(s){} (use --backend cpu)",
           device < 0 ? std::string("a CUDA device") : fmt::format("CUDA device {}", device),
-          devices));
+          devices, why.empty() ? "" : ": " + why));
     }
     return make_cuda_backend(device);
   }

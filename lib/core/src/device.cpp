@@ -7,6 +7,8 @@
 
 #include "canzona/core/device_module.hpp"
 
+#include <canzona/config.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <exception>
@@ -29,6 +31,17 @@ const DeviceModule* module_or_null() noexcept {
 int cuda_device_count() noexcept {
   const DeviceModule* module = module_or_null();
   return module == nullptr ? 0 : module->device_count();
+}
+
+std::string cuda_unavailable_reason() {
+  if (!CANZONA_WITH_CUDA) return "this build has no CUDA (configure with -DCANZONA_ENABLE_CUDA=ON)";
+  const DeviceModule* module = nullptr;
+  try {
+    module = device_module();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return module == nullptr ? "the CUDA device module is missing" : module->no_device_reason();
 }
 
 int cuda_current_device() noexcept {

@@ -21,6 +21,16 @@ int device_count() noexcept {
   return count;
 }
 
+std::string no_device_reason() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status == cudaSuccess && count > 0) return "";
+  (void)cudaGetLastError();
+  if (status == cudaSuccess) return "the CUDA driver reports no device";
+  return std::string("the CUDA runtime reports ") + cudaGetErrorName(status) + " (" +
+         cudaGetErrorString(status) + ")";
+}
+
 int current_device_or_none() noexcept {
   if (device_count() == 0) return -1;
   int device = -1;

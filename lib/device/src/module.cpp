@@ -33,6 +33,7 @@ DeviceModule make_table() {
   DeviceModule m;
   m.abi = kDeviceModuleAbi;
   m.device_count = &cuda::device_count;
+  m.no_device_reason = &cuda::no_device_reason;
   m.current_device = &cuda::current_device_or_none;
   m.device_name = &cuda::device_name;
   m.total_memory_bytes = &cuda::total_memory_bytes;

@@ -13,6 +13,11 @@ namespace canzona {
 /// Never throws: a machine with the toolkit but no driver is a normal CPU machine.
 int cuda_device_count() noexcept;
 
+/// Why cuda_device_count() is 0, in words a user can act on: a build without CUDA, a device
+/// module that cannot be loaded (the loader's message: a missing libcublas, libnccl, ...), or the
+/// CUDA runtime's error (an old driver, no device). "" when there are devices.
+std::string cuda_unavailable_reason();
+
 /// The calling thread's current CUDA device (0 until the process chooses one; see
 /// cuda::use_device), or -1 in a build without CUDA or on a machine without a GPU.
 int cuda_current_device() noexcept;

@@ -29,7 +29,7 @@ class StepTimer;
 }  // namespace exec
 
 /// Bumped whenever DeviceModule changes; a module of another layout is refused.
-inline constexpr std::uint32_t kDeviceModuleAbi = 2;
+inline constexpr std::uint32_t kDeviceModuleAbi = 3;
 
 /// What the module provides. Factories return owning raw pointers (wrapped by the callers into
 /// unique_ptr; the objects' destructors live in the module, which is never unloaded). A null
@@ -38,6 +38,8 @@ struct DeviceModule {
   std::uint32_t abi = 0;
   /// Usable CUDA devices; 0 without a driver or a device. Never throws.
   int (*device_count)() noexcept = nullptr;
+  /// Why device_count() is 0 (the runtime's error), "" when there are devices.
+  std::string (*no_device_reason)() = nullptr;
   /// The calling thread's current device, -1 when there is none. Never throws.
   int (*current_device)() noexcept = nullptr;
   /// Name of device `index` ("" when it does not exist).

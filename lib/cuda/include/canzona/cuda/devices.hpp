@@ -13,6 +13,10 @@ namespace canzona::cuda {
 /// Usable devices; 0 with no driver (cudaErrorInsufficientDriver) or no device. Never throws.
 int device_count() noexcept;
 
+/// Why device_count() is 0: the CUDA runtime's error from asking for the count (an old driver,
+/// no device, a runtime that cannot start), "" when there are devices.
+std::string no_device_reason();
+
 /// The calling thread's current device, or -1 when there is no device. Never throws.
 int current_device_or_none() noexcept;
 

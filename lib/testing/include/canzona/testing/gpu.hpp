@@ -1,13 +1,17 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// GPU test fixture: skips with a reason when the machine has too few CUDA devices, and fails
-// instead when CANZONA_REQUIRE_GPU=1 (GPU CI), so a GPU job can never pass by skipping.
+// GPU test fixture: skips with a reason when the machine has too few CUDA devices. With
+// CANZONA_REQUIRE_GPU=1 (GPU CI) a machine with no usable GPU at all fails instead, so a GPU job
+// can never pass by skipping; a test that needs more GPUs than a GPU machine has still skips
+// (a one-GPU node runs every one-GPU test and says which multi-GPU tests it could not run).
 #pragma once
 
 #include <canzona/core/device.hpp>
 
 #include <gtest/gtest.h>
+
+#include <string>
 
 namespace canzona::testing {
 
@@ -20,11 +24,17 @@ class DevicesTest : public ::testing::Test {
   void SetUp() override {
     const int have = cuda_device_count();
     if (have >= kDevices) return;
-    if (gpu_required()) {
-      FAIL() << "needs " << kDevices << " CUDA device(s), found " << have
-             << " (CANZONA_REQUIRE_GPU=1 turns this skip into a failure)";
+    if (have == 0) {
+      // The reason (the device module's loader message, the runtime's error) is what a user
+      // needs on a GPU node whose CUDA libraries are not on the search path.
+      const std::string why = cuda_unavailable_reason();
+      if (gpu_required()) {
+        FAIL() << "needs " << kDevices << " CUDA device(s), found none: " << why
+               << " (CANZONA_REQUIRE_GPU=1 turns this skip into a failure)";
+      }
+      GTEST_SKIP() << "needs " << kDevices << " CUDA device(s), found none: " << why;
     }
-    GTEST_SKIP() << "needs " << kDevices << " CUDA device(s), found " << have;
+    GTEST_SKIP() << "needs " << kDevices << " CUDA devices, this machine has " << have;
   }
 };
 
