@@ -173,8 +173,13 @@ NcclCommunicator::NcclCommunicator(NcclComm comm, std::string name)
       stream_(on_device<cuda::Stream>(device_, [] { return cuda::Stream(); })),
       producer_event_(on_device<cuda::Event>(device_, [] { return cuda::Event::sync(); })),
       events_(std::make_shared<NcclEventPool>(device_)),
-      barrier_word_(on_device<cuda::DeviceBuffer<float>>(
-          device_, [] { return cuda::DeviceBuffer<float>(1); })) {}
+      // The barrier all-reduces this word: zeroed on the communicator's stream before any
+      // collective, so the sum never reads memory nothing wrote.
+      barrier_word_(on_device<cuda::DeviceBuffer<float>>(device_, [this] {
+        cuda::DeviceBuffer<float> word(1);
+        word.zero(stream_);
+        return word;
+      })) {}
 
 #if CANZONA_WITH_MPI
 std::unique_ptr<NcclCommunicator> NcclCommunicator::create(MpiCommunicator& bootstrap,
