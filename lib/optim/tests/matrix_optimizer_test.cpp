@@ -51,16 +51,7 @@ void expect_matches(const OptimizerSpec& spec, const NamedShape& shape, double u
 // fresh and independent of the parameter, so errors add up but do not compound).
 constexpr double kMuonFp32Budget = 1e-5;
 
-// bf16 Newton–Schulz: stored operands and iterates keep 8 significant bits, unit roundoff
-// u = 2^-9 ≈ 2e-3. Each of the 5 iterations rounds about four quantities (X, S, b·S + c·S·S,
-// the new X) once, ≈ 20 roundings of ≈ u each: √20·2e-3 ≈ 1e-2 relative on U if they were
-// independent and not amplified, but the NS map has slope up to a ≈ 3.4 on small singular
-// values and ≈ 1 (|f'(1)| = 0.72, |f'(0.7)| = 1.14) in the band it oscillates in, so errors of
-// early iterations survive to the end. Measured 2–4.5e-2 per step (Frobenius, over 5 shapes ×
-// 21 steps × many seeds); budget 1e-1 on the per-step update and on the parameter trajectory
-// (which averages the per-step errors; measured ≤ 3.5e-2).
-constexpr double kMuonBf16UpdateBudget = 1e-1;
-constexpr double kMuonBf16ParamBudget = 1e-1;
+// bf16 Newton–Schulz: test::kMuonBf16UpdateBudget / kMuonBf16ParamBudget (optim_test_support.hpp).
 
 TEST(MuonTest, Fp32MatchesReferenceOnEveryShape) {
   for (const auto& shape : test::test_shapes()) {
@@ -97,7 +88,7 @@ TEST(MuonTest, Bf16MatchesReferenceWithinBf16Budget) {
   for (const auto& shape : test::test_shapes()) {
     OptimizerSpec s = test::test_spec(OptimizerKind::kMuon);
     s.muon.ns_precision = NsPrecision::kBFloat16;
-    expect_matches(s, shape, kMuonBf16UpdateBudget, kMuonBf16ParamBudget);
+    expect_matches(s, shape, test::kMuonBf16UpdateBudget, test::kMuonBf16ParamBudget);
   }
 }
 
