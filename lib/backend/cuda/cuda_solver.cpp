@@ -1,8 +1,9 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// CudaBackend::eigh and ::orthonormalize on cuSOLVER and cuBLAS: one batched eigensolver for
-// every shape and batch size (cusolverDnXsyevBatched; batches split at the solver's size limit),
+// CudaBackend::eigh and ::orthonormalize on cuSOLVER and cuBLAS: one eigensolver for every shape
+// (cusolverDnXsyevBatched; batches of small orders, larger matrices one per call so that their
+// result does not depend on the batch, see ops/solver_batches.hpp),
 // cuBLAS geam for the QR's column-major ↔ row-major transposes,
 // cublasScopy for diag(R), workspace sizes queried once per shape, and the
 // solvers' info values folded into the backend's failure counter on the device (read at the next
@@ -70,11 +71,8 @@ const CudaBackend::EighSizes& CudaBackend::eigh_sizes(std::int64_t n, std::int64
     if (s.n == n && s.batch == batch) return s;
   }
   // First use of this shape: query once (outside the timed step when the optimizer reserved
-  // its workspace, which calls eigh_workspace_bytes). The algorithm is cuSOLVER's default:
-  // cuSOLVER 12.0 answers CUSOLVER_STATUS_INVALID_VALUE to cusolverDnSetAdvOptions(
-  // CUSOLVERDN_SYEVBATCHED, CUSOLVER_ALG_1) (seen on an H200), so a matrix's independence from
-  // its batch is not promised by an option here but checked by a GPU test
-  // (CudaEighGpu.ResultDoesNotDependOnTheBatch).
+  // its workspace, which calls eigh_workspace_bytes). cuSOLVER's default algorithm; the batch
+  // sizes (ops::eigh_batch_size) are what keeps a matrix's result independent of its batch.
   EighSizes sizes{n, batch, 0, 0};
   CANZONA_CUSOLVER_CHECK(cusolverDnXsyevBatched_bufferSize(
       res_->solver.get(), res_->solver.params(), kJobz, kUplo, n, CUDA_R_32F, nullptr, n,

@@ -451,18 +451,18 @@ TEST(ElementwiseOpsTest, TransposeSquaresTransposesEveryItemAndKeepsNaN) {
   }
 }
 
-TEST(SolverBatchesTest, EighBatchStaysWithinTheSolversLimit) {
-  // Qwen3-32B's 5120-wide statistics: 81 matrices per call under INT32_MAX (81·5120² ≈ 2.1e9).
-  EXPECT_EQ(eigh_batch_size(5120, 168), 81);
-  EXPECT_LE(5120LL * 5120 * eigh_batch_size(5120, 168), kSolverBatchElementLimit);
-  EXPECT_GT(5120LL * 5120 * (eigh_batch_size(5120, 168) + 1), kSolverBatchElementLimit);
-  EXPECT_EQ(eigh_batch_size(128, 40), 40);     // far below the limit: the whole count
-  EXPECT_EQ(eigh_batch_size(7, 0), 0);         // nothing to solve
+TEST(SolverBatchesTest, SmallOrdersBatchWithinTheSolversLimitLargerOnesOneByOne) {
+  EXPECT_EQ(eigh_batch_size(32, 400), 400);   // the batched path: the whole count
+  EXPECT_EQ(eigh_batch_size(1, 7), 7);
+  EXPECT_EQ(eigh_batch_size(33, 400), 1);     // above it: one matrix per call, whatever count
+  EXPECT_EQ(eigh_batch_size(5120, 168), 1);
+  EXPECT_EQ(eigh_batch_size(7, 0), 0);        // nothing to solve
   EXPECT_EQ(eigh_batch_size(0, 5), 0);
-  EXPECT_EQ(eigh_batch_size(50000, 3), 1);     // one matrix over the limit: the solver refuses it
-  EXPECT_EQ(eigh_batch_size(4000000000LL, 2), 1);  // n·n would overflow int64
-  EXPECT_EQ(eigh_batch_size(4, 10, 40), 2);    // a small limit: 16 elements a matrix
+  // The size limit, with a small limit standing in for INT32_MAX: 16 elements a 4×4 matrix.
+  EXPECT_EQ(eigh_batch_size(4, 10, 40), 2);
   EXPECT_EQ(eigh_batch_size(4, 10, 15), 1);
+  EXPECT_EQ(eigh_batch_size(32, 3'000'000), kSolverBatchElementLimit / (32 * 32));
+  EXPECT_LE(32LL * 32 * eigh_batch_size(32, 3'000'000), kSolverBatchElementLimit);
 }
 
 TEST(ElementwiseOpsTest, ScaleColumnsInverseRootAgainstDoubleAndNaN) {
