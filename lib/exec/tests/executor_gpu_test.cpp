@@ -69,6 +69,21 @@ const Case kCases[] = {
 };
 constexpr double kAdamWBudget = 1e-5;
 
+// The cpu tests of this executor compare bit for bit, where conditioning does not matter; this
+// one compares two fp32 implementations, so Shampoo and SOAP run in the regime where their
+// result is a function of the input and not of round-off (lib/optim's tests, which measure the
+// same): Shampoo's root epsilon 1e-3 (the long side's statistic starts rank deficient, and with
+// 1e-12 its null space is amplified round-off), SOAP's epsilon 1e-3 and only the short side of
+// a non-square matrix preconditioned (the long side's starts rank deficient, and SOAP's update
+// depends on the basis chosen inside that degenerate null space). An H200 with the defaults
+// measured 0.23 (Shampoo) and 0.31-0.48 (SOAP) on every non-square matrix, 1e-2 / pass on the
+// square one.
+void condition_for_two_implementations(canzona::optim::OptimizerSpec& spec) {
+  spec.shampoo.epsilon = 1e-3;
+  spec.soap.eps = 1e-3;
+  spec.soap.max_precond_dim = et::tiny_qwen3().hidden_size;  // every matrix's short side
+}
+
 // Test names and ctest listings show the label, not the struct's bytes.
 void PrintTo(const Case& c, std::ostream* os) { *os << c.label; }
 
@@ -118,6 +133,7 @@ TEST_P(ExecutorGpuTest, MatchesTheCpuSingleProcessRunWithinBudget) {
     SCOPED_TRACE(scenario.label);
     plan::StrategyOptions options = et::options_for(scenario, c.kind);
     options.optimizer.muon.ns_precision = c.ns;
+    condition_for_two_implementations(options.optimizer);
     Executor executor(canzona::baselines::make_step_plan(et::tiny_qwen3(), {1, 1, 8}, options),
                       *world_, *groups_.dp, *groups_.tp, *be_);
     const plan::StepPlan& p = executor.plan();

@@ -98,22 +98,13 @@ TEST(MuonTest, Bf16MatchesReferenceWithinBf16Budget) {
 // test_gradient (random + spread diagonal) keeps relative gaps ≳ 0.04, so the roots carry
 // ~1e-5 relative error (measured ≤ 1e-5). Budget 1e-4 relative, on the update and the trajectory.
 //
-// Conditioning: for a non-square G the statistic of its long side is rank deficient until
-// enough steps have been accumulated (L = Σ G·Gᵀ of a 16×6 G has rank 6 of 16 after step 1).
-// The root of a zero eigenvalue is ε^-1/4, but an fp32 eigensolver returns those eigenvalues
-// as round-off ≈ 1e-7·‖L‖, so with ε = 1e-12 the null-space factor is (1e-7)^-1/4 ≈ 56 in fp32
-// against 1000 in double, and the next step's new gradient directions land in that null space:
-// the update is then dominated by round-off in ANY fp32 implementation. The trajectories
-// therefore use ε = 1e-3 (≫ 1e-7·‖L‖ with ‖G‖ ≈ 1, see test_gradient, so the null-space factor is
-// ε^-1/4 to ~1e-5 in both), and the square shape, whose statistics are full rank from step 1, also
-// runs with the default ε = 1e-12.
+// Conditioning: test::kShampooTestEpsilon (optim_test_support.hpp) explains the ε = 1e-3 below.
 constexpr double kShampooBudget = 1e-4;
-constexpr double kShampooTestEpsilon = 1e-3;
 
 TEST(ShampooTest, MatchesReferenceAcrossRefreshes) {
   for (const auto& shape : test::test_shapes()) {
     OptimizerSpec s = test::test_spec(OptimizerKind::kShampoo);
-    s.shampoo.epsilon = kShampooTestEpsilon;
+    s.shampoo.epsilon = test::kShampooTestEpsilon;
     expect_matches(s, shape, kShampooBudget, kShampooBudget);
   }
 }
@@ -126,7 +117,7 @@ TEST(ShampooTest, MatchesReferenceWithDefaultEpsilonOnFullRankStatistics) {
 TEST(ShampooTest, MatchesReferenceWithOneSideUnpreconditioned) {
   for (const auto& shape : test::test_shapes()) {
     OptimizerSpec s = test::test_spec(OptimizerKind::kShampoo);
-    s.shampoo.epsilon = kShampooTestEpsilon;
+    s.shampoo.epsilon = test::kShampooTestEpsilon;
     s.shampoo.max_precond_dim = 6;   // tall: R only; wide: L only; square, tiny, row: per side
     s.shampoo.refresh_interval = 1;  // every step refreshes
     expect_matches(s, shape, kShampooBudget, kShampooBudget);
@@ -136,7 +127,7 @@ TEST(ShampooTest, MatchesReferenceWithOneSideUnpreconditioned) {
 TEST(ShampooTest, MatchesReferenceWithDistributedShampoosScheduleAndBiasCorrection) {
   for (const auto& shape : test::test_shapes()) {
     OptimizerSpec s = test::test_spec(OptimizerKind::kShampoo);
-    s.shampoo.epsilon = kShampooTestEpsilon;
+    s.shampoo.epsilon = test::kShampooTestEpsilon;
     s.shampoo.bias_correct_statistics = true;
     s.shampoo.refresh_at_multiples = true;
     s.shampoo.start_preconditioning_step = s.shampoo.refresh_interval;
