@@ -301,7 +301,7 @@ CommandAction add_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--repetitions", o->repetitions, "Repetitions per case (default: the preset's)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", o->seed, "Parameter and gradient values (rank r draws from seed + r)")
+  cmd->add_option("--seed", o->seed, "Parameter and gradient values (each rank's a function of the seed and the rank)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--oversubscribe", o->oversubscribe,

@@ -12,6 +12,7 @@
 #include <canzona/backend/backend.hpp>
 #include <canzona/core/device.hpp>
 #include <canzona/core/error.hpp>
+#include <canzona/core/synthetic_values.hpp>
 #include <canzona/optim/cost_model.hpp>
 #include <canzona/optim/matrix_optimizer.hpp>
 
@@ -24,7 +25,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -46,10 +46,8 @@ backend::Backend& shared_backend(const std::string& name) {
 }
 
 backend::Buffer random_buffer(backend::Backend& be, std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<float> host(static_cast<std::size_t>(n));
-  for (float& v : host) v = normal(rng);
+  fill_synthetic_normal(host, synthetic_key(seed, 0), 1.0f);
   backend::Buffer buffer = be.allocate(host.size() * sizeof(float));
   be.upload(buffer.data(), host.data(), host.size() * sizeof(float));
   be.synchronize();

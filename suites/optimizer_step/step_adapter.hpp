@@ -128,13 +128,14 @@ struct StepRecord {
 class RankStepper {
  public:
   /// Collective over the job (the executor's start-up agreement). Parameters and gradients are
-  /// normal(0, 0.02) drawn from `seed` + global rank; the gradients are kept and reloaded before
-  /// every step, since the gradient sync reduces them in place.
+  /// normal(0, 0.02), a function of (`seed`, global rank, buffer, element) (synthetic_values.hpp);
+  /// the gradients are kept on the backend and copied back before every step, since the
+  /// gradient sync reduces them in place.
   RankStepper(StepJob& job, const CasePlan& plan, std::uint64_t seed);
   ~RankStepper();
   RankStepper(const RankStepper&) = delete;
   RankStepper& operator=(const RankStepper&) = delete;
-  /// Copies the kept gradients into the executor's buffers and waits for the copy.
+  /// Copies the kept gradients into the executor's buffers (on the backend) and waits for it.
   void load_gradients();
   /// One optimizer step (collective).
   void step();

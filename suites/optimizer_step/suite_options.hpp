@@ -17,7 +17,7 @@ struct SuiteOptions {
   CaseGrid grid;
   std::string backend;     ///< "cpu" or "cuda"
   int warmup = 2;          ///< untimed steps of each case before its first timed one
-  std::uint64_t seed = 1;  ///< parameter and gradient values (rank r draws from seed + r)
+  std::uint64_t seed = 1;  ///< parameter and gradient values (a function of seed and rank)
   std::shared_ptr<const PlanSettings> plan;  ///< preset and switches of every case's plan
   std::string topology;                      ///< topology of projected rows
   bool projector = true;  ///< measured rows also carry the projector's step for this job

@@ -5,6 +5,7 @@
 #include "canzona/sim/compute_model.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/core/synthetic_values.hpp>
 #include <canzona/io/atomic_file.hpp>
 #include <canzona/io/input_file.hpp>
 #include <canzona/io/json_text.hpp>
@@ -16,7 +17,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include <unistd.h>
@@ -197,11 +197,9 @@ double MeasuredCompute::measure(const optim::OptimizerSpec& spec, optim::Shape s
   backend::Buffer param = backend_.allocate(n * sizeof(float));
   backend::Buffer grad = backend_.allocate(n * sizeof(float));
   std::vector<float> host(n);
-  std::mt19937_64 rng(options_.seed);
-  std::normal_distribution<float> normal(0.0f, 0.02f);
-  for (float& v : host) v = normal(rng);
+  fill_synthetic_normal(host, synthetic_key(options_.seed, 0), 0.02f);
   backend_.upload(param.data(), host.data(), n * sizeof(float));
-  for (float& v : host) v = normal(rng);
+  fill_synthetic_normal(host, synthetic_key(options_.seed, 1), 0.02f);
   backend_.upload(grad.data(), host.data(), n * sizeof(float));
   backend_.synchronize();
 
