@@ -35,6 +35,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     commands.emplace_back(app.get_subcommands({}).at(before), std::move(action));
   };
   add(add_models_command);
+  add(add_devices_command);
   add(add_plan_command);
   add(add_project_command);
   add(add_run_command);

@@ -16,6 +16,7 @@ using CommandAction = std::function<int(std::ostream& out)>;
 
 CommandAction add_calibrate_command(CLI::App& app);
 CommandAction add_compare_command(CLI::App& app);
+CommandAction add_devices_command(CLI::App& app);
 CommandAction add_models_command(CLI::App& app);
 CommandAction add_plan_command(CLI::App& app);
 CommandAction add_plot_command(CLI::App& app);

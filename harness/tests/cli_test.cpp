@@ -67,6 +67,30 @@ TEST(CliTest, ModelsTablePrintsEveryModelWithEveryDigit) {
   EXPECT_TRUE(r.err.empty()) << r.err;
 }
 
+// `devices` answers on any machine: the devices with the stack's versions, or why there are
+// none; --require turns "none" into exit 1, --json says the same as the text.
+TEST(CliTest, DevicesSaysWhatItSeesOrWhyItSeesNone) {
+  const ProcessResult text = bench({"devices"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const ProcessResult json = bench({"devices", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  const int count = doc.at("count").get<int>();
+  ASSERT_EQ(doc.at("devices").size(), static_cast<std::size_t>(count));
+  const ProcessResult required = bench({"devices", "--require"});
+  if (count == 0) {
+    const std::string reason = doc.at("reason").get<std::string>();
+    EXPECT_FALSE(reason.empty()) << "no device and no reason";
+    EXPECT_NE(text.out.find("cuda devices: none: " + reason), std::string::npos) << text.out;
+    EXPECT_EQ(required.exit_code, 1);
+    EXPECT_EQ(doc.at("device_kind").get<std::string>(), "cpu");
+  } else {
+    EXPECT_NE(text.out.find("cuda devices: " + std::to_string(count)), std::string::npos);
+    EXPECT_EQ(required.exit_code, 0);
+    EXPECT_FALSE(doc.at("versions").empty());
+  }
+}
+
 TEST(CliTest, PlanJsonCoversEveryParameterAndIsConsistentWithDpTimesTp) {
   const ProcessResult r = bench({"plan", "--model", "Qwen3-8B", "--dp", "4", "--tp", "2",
                                  "--strategy", "zero1", "--gpus", "8", "--json"});
