@@ -154,14 +154,25 @@ int run(const RunOptions& o, std::ostream& out) {
       suite_failed(fmt::format("listing the cases of the {}", s.what), code, command_line(listing));
     }
     list_lines.flush();
+    // A suite's notes on what it leaves out (e.g. measured rows its build cannot run).
+    std::istringstream error_lines(list_errors);
+    for (std::string line; std::getline(error_lines, line);) {
+      if (line.starts_with("note: ")) std::cerr << "run: " << line.substr(6) << "\n";
+    }
     if (!s.cases.empty()) suites.push_back(std::move(s));
   };
   add_suite("optimizer-step suite", kSuite, preset.suite_flags, o.suite_args);
   if (!preset.e2e_flags.empty()) {
-    if (CANZONA_WITH_TORCH) {
-      add_suite("end-to-end suite", kE2ESuite, preset.e2e_flags, o.e2e_args);
-    } else {
+    // The end-to-end suite is optional: a build without libtorch has none, and an install or a
+    // GPU bundle may leave it out (it links libtorch). Its rows are then missing, said so.
+    if (!CANZONA_WITH_TORCH) {
       std::cerr << "run: no E2EIteration rows: this build has no libtorch (CANZONA_ENABLE_TORCH)\n";
+    } else if (!suite_exists(kE2ESuite, o.suite_dir)) {
+      std::cerr << fmt::format("run: no E2EIteration rows: the end-to-end suite {} is not beside "
+                               "the other suites (an install without libtorch's component)\n",
+                               kE2ESuite);
+    } else {
+      add_suite("end-to-end suite", kE2ESuite, preset.e2e_flags, o.e2e_args);
     }
   }
   std::size_t case_count = 0;

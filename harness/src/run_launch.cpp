@@ -55,13 +55,26 @@ void check_ranks(const std::string& launcher, int ranks, const std::string& back
   }
 }
 
-std::filesystem::path find_suite(const std::string& name, const std::string& dir) {
+namespace {
+
+std::filesystem::path suite_path(const std::string& name, const std::string& dir) {
   std::filesystem::path folder = dir;
   if (folder.empty()) {
     std::error_code error;
     folder = std::filesystem::read_symlink("/proc/self/exe", error).parent_path();
   }
-  const std::filesystem::path suite = folder / name;
+  return folder / name;
+}
+
+}  // namespace
+
+bool suite_exists(const std::string& name, const std::string& dir) {
+  return access(suite_path(name, dir).c_str(), X_OK) == 0;
+}
+
+std::filesystem::path find_suite(const std::string& name, const std::string& dir) {
+  const std::filesystem::path suite = suite_path(name, dir);
+  const std::filesystem::path folder = suite.parent_path();
   if (access(suite.c_str(), X_OK) != 0) {
     throw ConfigError(fmt::format(
         "no suite executable '{}' (looked in '{}'); build the suites (a Release build with MPI and "

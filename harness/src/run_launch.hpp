@@ -33,6 +33,9 @@ void check_ranks(const std::string& launcher, int ranks, const std::string& back
 /// where it was looked for.
 std::filesystem::path find_suite(const std::string& name, const std::string& dir);
 
+/// Whether find_suite would find `name`.
+bool suite_exists(const std::string& name, const std::string& dir);
+
 /// The command as one line, words with spaces or quotes quoted (for provenance and messages).
 std::string command_line(const std::vector<std::string>& argv);
 

@@ -145,6 +145,26 @@ TEST_F(RunCommandTest, EndToEndRowsJoinTheRun) {
 }
 #endif
 
+// An install without the end-to-end suite (a GPU bundle leaves it out: it links libtorch) runs
+// the optimizer-step rows of a preset that has E2E rows too, and says which rows are missing.
+TEST_F(RunCommandTest, APresetRunsWithoutTheEndToEndSuiteAndSaysSo) {
+  const std::filesystem::path suites = dir_ / "suites";
+  std::filesystem::create_directories(suites);
+  const std::filesystem::path bench = std::filesystem::path(CANZONA_BENCH_EXE).parent_path();
+  std::filesystem::create_symlink(bench / "canzona_bench_optimizer_step",
+                                  suites / "canzona_bench_optimizer_step");
+  const ProcessResult r = run({"--preset", "smoke", "--list", "--suite-dir", suites.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("OptimizerStep/"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("E2EIteration/"), std::string::npos) << r.out;
+  if (CANZONA_WITH_TORCH) {
+    EXPECT_NE(r.err.find("no E2EIteration rows: the end-to-end suite canzona_bench_e2e_iteration "
+                         "is not beside the other suites"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
 TEST_F(RunCommandTest, AnExceptionOnOneRankEndsTheRunAndWritesNothing) {
   const std::filesystem::path out = dir_ / "run.json";
   {
