@@ -42,8 +42,11 @@ void register_suite() {
   const double memory = step::device_memory_bytes(options.backend);
   int left_out = 0;
   for (const step::StepCase& c : step::measured_cases(options.grid, job_size())) {
-    if (memory > 0 && step::estimated_rank_bytes(step::CasePlan(
-                          c, options.grid.gpus_per_node, *options.plan)) > kMemoryShare * memory) {
+    const auto needed = [&] {
+      const step::CasePlan plan(c, options.grid.gpus_per_node, *options.plan);
+      return step::estimated_rank_bytes(plan) + step::kept_gradient_bytes(plan);
+    };
+    if (memory > 0 && needed() > kMemoryShare * memory) {
       ++left_out;
       continue;
     }

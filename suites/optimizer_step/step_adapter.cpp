@@ -492,13 +492,19 @@ double estimated_rank_bytes(const CasePlan& plan) {
   }
   const double staging = 3 * 2 * largest_group + largest_group;  // ring of [grad, param] sets
   constexpr double kWorkspacePerElement = 8;  // Newton–Schulz iterates, eigensolver scratch
-  // Model parameters and gradients in their types (the gradients twice: the suite keeps a copy
-  // to restore before every step); fp32 main parameters of what the rank steps.
+  // Model parameters and gradients in their types; fp32 main parameters of what the rank steps.
   const double buffer_bytes =
       buffers * static_cast<double>(comm::size_of(p.options.precision.params) +
-                                    2 * comm::size_of(p.options.precision.grad_reduce));
+                                    comm::size_of(p.options.precision.grad_reduce));
   return 1.1 * (buffer_bytes + 4 * (staging + stepped + kWorkspacePerElement * stepped) +
                 plan.facts().state_bytes);
+}
+
+double kept_gradient_bytes(const CasePlan& plan) {
+  const plan::StepPlan& p = plan.impl().plan;
+  double buffers = 0;
+  for (const layout::Buffer& b : p.layout.buffers) buffers += static_cast<double>(b.total);
+  return buffers * static_cast<double>(comm::size_of(p.options.precision.grad_reduce));
 }
 
 double device_memory_bytes(const std::string& backend) {

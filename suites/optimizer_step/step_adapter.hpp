@@ -188,6 +188,10 @@ ProjectedStep project_at_scale(const CasePlan& plan, const std::string& topology
 /// the executor allocated (Qwen3-0.6B~d16 and 30B-A3B~d32, Muon, Shampoo, SOAP, 2 ranks).
 double estimated_rank_bytes(const CasePlan& plan);
 
+/// Bytes of the gradients RankStepper keeps on the backend to restore before every step (on top
+/// of what the executor allocates).
+double kept_gradient_bytes(const CasePlan& plan);
+
 /// Memory of one device of the backend: the first GPU's for cuda, 0 (no limit checked) for cpu.
 double device_memory_bytes(const std::string& backend);
 
