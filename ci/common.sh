@@ -25,6 +25,7 @@ CANZONA_APT_PACKAGES=(
   libboost-math-dev
   python3-matplotlib
   libtorch-dev
+  xz-utils binutils
 )
 
 log() { printf '[canzona] %s\n' "$*"; }

@@ -9,14 +9,16 @@
 # what was not available.
 usage() {
   cat <<'USAGE'
-usage: ci/gpu-check.sh [--skip-build]
+usage: ci/gpu-check.sh [--skip-build | --bundle DIR]
 
-First contact with a GPU machine. Builds Release with CUDA (ci/common.sh; --skip-build uses the
-existing build in BUILD_DIR), then, writing one Markdown report:
+The GPU check of a machine with a build (the nightly's first step). Builds Release with CUDA
+(ci/common.sh, which installs missing Debian packages; --skip-build uses the existing build in
+BUILD_DIR), then, writing one Markdown report:
   1. the gpu test executables with CANZONA_REQUIRE_GPU=1, in dependency order
      (cuda -> backend -> optim -> exec -> comm): a failure names the lowest broken layer;
   2. the same under compute-sanitizer --tool memcheck, racecheck, synccheck, initcheck (when
-     compute-sanitizer is installed);
+     compute-sanitizer is installed), each run capped at SANITIZER_CAP_S; kernel checks only on
+     the tests that fail API calls on purpose (wrappers, NCCL);
   3. canzona-bench step on the cpu and the cuda backend for muon, shampoo, soap and adamw on
      Qwen3-0.6B shapes, ||gpu - cpu|| / ||cpu - initial|| within the budgets of the executor's
      GPU test (muon 3e-2 with bf16 Newton-Schulz, shampoo and soap 5e-4, adamw 1e-5);
@@ -24,6 +26,9 @@ existing build in BUILD_DIR), then, writing one Markdown report:
      (target 0) (when nsys is installed).
 Without a GPU it writes "no GPU: skipped, nothing verified" and exits 0 (1 with
 CANZONA_REQUIRE_GPU=1).
+--bundle DIR: on a node without the build's Debian packages or network, run the unpacked GPU
+bundle's first-contact.sh instead (ci/gpu-bundle.sh; no build, nothing installed), its report in
+REPORT's folder, within GPU_CHECK_BUDGET_S (default 1800).
 
 environment:
   BUILD_DIR             build directory (default: build)
@@ -32,6 +37,7 @@ environment:
   REPORT                report file (default: $BUILD_DIR/gpu-check/report.md)
   SANITIZER_TOOLS       compute-sanitizer tools to run (default: memcheck racecheck synccheck
                         initcheck)
+  SANITIZER_CAP_S       time limit of one sanitizer run (default 900)
   CANZONA_REQUIRE_GPU=1 exit 1 instead of 0 when there is no GPU
   CANZONA_TEST_SEED     reproduce a run's random inputs
 
@@ -40,12 +46,25 @@ CANZONA_REQUIRE_GPU=1).
 USAGE
 }
 skip_build=0
+bundle=""
 case "${1:-}" in
   -h|--help) usage; exit 0 ;;
   --skip-build) skip_build=1 ;;
+  --bundle)
+    bundle="${2:-}"
+    [ -f "${bundle}/first-contact.sh" ] ||
+      { echo "error: --bundle needs an unpacked GPU bundle (a folder with first-contact.sh)" >&2; exit 2; }
+    ;;
   "") ;;
   *) usage >&2; exit 2 ;;
 esac
+
+# Offline: the bundle's first contact is this check, from prebuilt binaries, without a build.
+if [ -n "${bundle}" ]; then
+  report_dir="$(dirname "${REPORT:-out/gpu-check/report.md}")"
+  exec bash "${bundle}/first-contact.sh" --require-gpu --budget "${GPU_CHECK_BUDGET_S:-1800}" \
+    --out "${report_dir}"
+fi
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -114,101 +133,41 @@ for t in "${gpu_tests[@]}"; do
   fi
 done
 
-# 2. The same under compute-sanitizer.
+# 2. The same under compute-sanitizer, each run capped (SANITIZER_CAP_S). The wrapper tests and
+# NCCL fail API calls on purpose (an invalid device, an illegal GEMM argument; NCCL's probes of
+# driver features): there the sanitizer checks kernels only (--report-api-errors no).
 if command -v compute-sanitizer >/dev/null 2>&1; then
   for tool in ${SANITIZER_TOOLS}; do
     for t in "${gpu_tests[@]}"; do
       [ -x "${BIN}/${t}" ] || continue
       log_file="${WORK}/${t}.${tool}.log"
-      if compute-sanitizer --tool "${tool}" --error-exitcode 99 "${BIN}/${t}" >"${log_file}" 2>&1; then
-        record pass "compute-sanitizer ${tool}: ${t}" ""
-      else
-        record FAIL "compute-sanitizer ${tool}: ${t}" "see ${log_file}"
-      fi
+      api=()
+      case "${t}" in
+        canzona_test_cuda_gpu|canzona_test_exec_gpu|canzona_test_comm_nccl_gpu) api=(--report-api-errors no) ;;
+      esac
+      rc=0
+      NCCL_CUMEM_ENABLE=0 timeout --kill-after=10 "${SANITIZER_CAP_S:-900}" compute-sanitizer \
+        --tool "${tool}" --error-exitcode 99 "${api[@]}" "${BIN}/${t}" >"${log_file}" 2>&1 || rc=$?
+      case "${rc}" in
+        0) record pass "compute-sanitizer ${tool}: ${t}" "" ;;
+        124|137) record FAIL "compute-sanitizer ${tool}: ${t}" "over ${SANITIZER_CAP_S:-900} s, see ${log_file}" ;;
+        *) record FAIL "compute-sanitizer ${tool}: ${t}" "see ${log_file}" ;;
+      esac
     done
   done
 else
   record "n/a" "compute-sanitizer" "not installed"
 fi
 
-# 3. canzona-bench step, cpu vs cuda, on Qwen3-0.6B shapes (q_proj 2048x1024, o_proj 1024x2048,
-# down_proj 1024x3072): three gradients each, float32 .npy written with the standard library.
-# Two fp32 implementations agree only where the result is a function of the input rather than
-# of round-off, so Shampoo and SOAP run conditioned as in lib/optim's tests: gradients of scale
-# 0.01 (statistics of norm ~1, round-off ~1e-7), root / Adam epsilon 1e-3, and SOAP
-# preconditioning only the short side (the long side's statistic starts rank deficient, and
-# SOAP's update depends on the basis chosen in that null space). With the defaults an H200
-# measured 0.69 (Shampoo) and 0.53 (SOAP) here: amplified round-off, not a GPU defect.
+# 3. canzona-bench step, cpu vs cuda, on Qwen3-0.6B shapes (ci/gpu-step-compare.sh: the inputs,
+# their conditioning and the budgets).
 if command -v python3 >/dev/null 2>&1; then
-  npy_tool="${WORK}/npy_tool.py"
-  cat >"${npy_tool}" <<'PY'
-import random, struct, sys
-
-def write(path, rows, cols, seed, scale):
-    rng = random.Random(seed)
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
-    header += " " * ((64 - (len(header) + 11) % 64) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
-        f.write(struct.pack("<%df" % (rows * cols), *(rng.gauss(0, scale) for _ in range(rows * cols))))
-
-def read(path):
-    data = open(path, "rb").read()
-    length = struct.unpack("<H", data[8:10])[0]
-    header = data[10:10 + length].decode()
-    kind = "d" if "<f8" in header else "f"
-    body = data[10 + length:]
-    return struct.unpack("<%d%s" % (len(body) // struct.calcsize(kind), kind), body)
-
-if sys.argv[1] == "make":
-    rows, cols, seed = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-    write(sys.argv[2], rows, cols, seed, float(sys.argv[6]))
-else:  # compare INITIAL CPU GPU: ||gpu - cpu|| / ||cpu - initial||
-    p0, cpu, gpu = (read(p) for p in sys.argv[2:5])
-    diff = sum((g - c) ** 2 for g, c in zip(gpu, cpu)) ** 0.5
-    moved = sum((c - p) ** 2 for c, p in zip(cpu, p0)) ** 0.5
-    print("%.3e" % (diff / max(moved, 1e-30)))
-PY
-  seed="${CANZONA_TEST_SEED:-20260101}"
-  for opt in muon:3e-2 shampoo:5e-4 soap:5e-4 adamw:1e-5; do
-    name="${opt%%:*}"
-    budget="${opt##*:}"
-    for shape in 2048x1024 1024x2048 1024x3072; do
-      rows="${shape%x*}"
-      cols="${shape#*x}"
-      conditioning=()
-      case "${name}" in
-        shampoo) conditioning=(--eps 1e-3) ;;
-        soap) conditioning=(--eps 1e-3 --max-precond-dim "$((rows < cols ? rows : cols))") ;;
-      esac
-      dir="${WORK}/step/${name}-${shape}"
-      mkdir -p "${dir}"
-      python3 "${npy_tool}" make "${dir}/p.npy" "${rows}" "${cols}" "${seed}" 0.02
-      grads=()
-      for k in 1 2 3; do
-        python3 "${npy_tool}" make "${dir}/g${k}.npy" "${rows}" "${cols}" "$((seed + k))" 0.01
-        grads+=(--grad "${dir}/g${k}.npy")
-      done
-      ok=1
-      for be in cpu cuda; do
-        if ! "${BIN}/canzona-bench" step --optimizer "${name}" "${conditioning[@]}" \
-            --param "${dir}/p.npy" "${grads[@]}" --backend "${be}" --out "${dir}/${be}.npy" \
-            >"${dir}/${be}.log" 2>&1; then
-          ok=0
-        fi
-      done
-      if [ "${ok}" = 0 ]; then
-        record FAIL "step ${name} ${shape}" "canzona-bench step failed, see ${dir}/*.log"
-        continue
-      fi
-      rel="$(python3 "${npy_tool}" compare "${dir}/p.npy" "${dir}/cpu.npy" "${dir}/cuda.npy")"
-      if python3 -c "import sys; sys.exit(0 if float('${rel}') <= float('${budget}') else 1)"; then
-        record pass "step ${name} ${shape}" "gpu vs cpu ${rel} <= ${budget}"
-      else
-        record FAIL "step ${name} ${shape}" "gpu vs cpu ${rel} > ${budget}"
-      fi
-    done
-  done
+  while read -r status _ name shape detail; do
+    case "${status}" in
+      pass|FAIL) record "${status}" "step ${name} ${shape}" "${detail}" ;;
+      *) record FAIL "canzona-bench step cpu vs cuda" "${status} ${_:-} ${name:-} ${shape:-} ${detail:-}" ;;
+    esac
+  done < <("${CANZONA_ROOT}/ci/gpu-step-compare.sh" "${BIN}/canzona-bench" "${WORK}/step" 2>&1 || true)
 else
   record "n/a" "canzona-bench step cpu vs cuda" "python3 (used to write and compare .npy) not found"
 fi

@@ -13,6 +13,8 @@ function(canzona_add_test target)
   set(props LABELS "${arg_LABELS}" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]" TIMEOUT 300)
   if("gpu" IN_LIST arg_LABELS OR "multi_gpu" IN_LIST arg_LABELS)
     list(APPEND props RESOURCE_LOCK gpu)
+    # Installed (component gpu_tests) for GPU nodes without a build tree: CanzonaInstall.cmake.
+    set_property(GLOBAL APPEND PROPERTY CANZONA_GPU_TEST_TARGETS ${target})
   endif()
   gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
                        PROPERTIES ${props})

@@ -1,0 +1,56 @@
+# SPDX-FileCopyrightText: Canzona Bench contributors
+# SPDX-License-Identifier: Apache-2.0
+#
+# Install rules: `cmake --install BUILD --prefix DIR` makes a relocatable tree that finds its own
+# libraries through relative run paths ($ORIGIN), never through the build tree:
+#   bin/                      canzona-bench, canzona_plot.py, the suites       (component runtime)
+#   lib/                      libcanzona_device.so, the CUDA module            (component runtime)
+#   libexec/canzona/tests/    the gpu-labelled test executables               (component gpu_tests)
+# The end-to-end suite links libtorch, which no bundle carries: component torch, so that
+# ci/gpu-bundle.sh (components runtime and gpu_tests) leaves it out and a plain install has it.
+# Libraries of the system (Open MPI, OpenBLAS, ...) and of CUDA are not installed here; the GPU
+# bundle adds the former and finds the latter on the node (ci/gpu-bundle.sh, ci/bundle/env.sh).
+
+# A target's run path once installed: its own folder's relative way to lib/ ("" for lib/ itself).
+function(canzona_install_rpath target relative)
+  set(rpath "\$ORIGIN")
+  if(relative)
+    string(APPEND rpath "/${relative}")
+  endif()
+  set_target_properties(${target} PROPERTIES INSTALL_RPATH "${rpath}"
+                                             INSTALL_RPATH_USE_LINK_PATH OFF)
+endfunction()
+
+canzona_install_rpath(canzona-bench ../lib)
+install(TARGETS canzona-bench RUNTIME DESTINATION bin COMPONENT runtime)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/harness/plot/canzona_plot.py DESTINATION bin
+        COMPONENT runtime)
+
+get_property(canzona_suite_targets GLOBAL PROPERTY CANZONA_SUITE_TARGETS)
+foreach(target IN LISTS canzona_suite_targets)
+  canzona_install_rpath(${target} ../lib)
+  set(component runtime)
+  if(target STREQUAL "canzona_bench_e2e_iteration")
+    set(component torch)
+  endif()
+  install(TARGETS ${target} RUNTIME DESTINATION bin COMPONENT ${component})
+endforeach()
+
+if(TARGET canzona_device)
+  canzona_install_rpath(canzona_device "")
+  install(TARGETS canzona_device LIBRARY DESTINATION lib COMPONENT runtime)
+endif()
+
+get_property(canzona_gpu_test_targets GLOBAL PROPERTY CANZONA_GPU_TEST_TARGETS)
+foreach(target IN LISTS canzona_gpu_test_targets)
+  canzona_install_rpath(${target} ../../../lib)
+  install(TARGETS ${target} RUNTIME DESTINATION libexec/canzona/tests COMPONENT gpu_tests)
+endforeach()
+
+# The GPU bundle made from this build and run from a fresh folder as a GPU node would (its CPU
+# parts and first-contact.sh on a machine without a GPU): ci/tests/gpu_bundle_test.sh.
+if(CANZONA_BUILD_TESTS AND CANZONA_BUILD_SUITES AND CANZONA_WITH_MPI)
+  add_test(NAME canzona_gpu_bundle
+           COMMAND bash ${PROJECT_SOURCE_DIR}/ci/tests/gpu_bundle_test.sh ${PROJECT_BINARY_DIR})
+  set_tests_properties(canzona_gpu_bundle PROPERTIES LABELS cpu TIMEOUT 600 PROCESSORS 2)
+endif()
