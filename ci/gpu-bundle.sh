@@ -19,7 +19,7 @@ the build in BUILD_DIR), then makes FILE.tar.xz holding one folder, canzona-gpu-
                                       one-rank singleton loads
   env.sh                             source it: library paths, the node's CUDA libraries, Open MPI
   first-contact.sh                   the first run on a new GPU node (bash first-contact.sh --help)
-  gpu-step-compare.sh                canzona-bench step, cpu vs cuda (used by first-contact.sh)
+  gpu-step-compare.sh, npy_tool.py   canzona-bench step, cpu vs cuda (used by first-contact.sh)
   MANIFEST                           commit, build, the glibc / libstdc++ / CUDA it needs, files
 The archive must stay within 16 MiB (a GPU lease carries at most that much); it fails otherwise.
 
@@ -79,7 +79,8 @@ for component in runtime gpu_tests; do
 done
 [ -x "${stage}/bin/canzona-bench" ] || die "the install has no bin/canzona-bench"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cp "${here}/bundle/env.sh" "${here}/bundle/first-contact.sh" "${here}/gpu-step-compare.sh" "${stage}/"
+cp "${here}/bundle/env.sh" "${here}/bundle/first-contact.sh" "${here}/gpu-step-compare.sh" \
+   "${here}/npy_tool.py" "${stage}/"
 
 # Open MPI's component folder, as the installed Open MPI reports it.
 ompi_dir="$(ompi_info --parsable --path pkglibdir 2>/dev/null | sed -n 's/^path:pkglibdir://p' || true)"

@@ -27,7 +27,7 @@ BUILD_DIR="${build}" bash "${root}/ci/gpu-bundle.sh" --skip-build --out "${work}
 mkdir "${work}/node"
 tar -C "${work}/node" -xJf "${work}/bundle.tar.xz"
 b="${work}/node/canzona-gpu-bundle"
-for f in env.sh first-contact.sh gpu-step-compare.sh MANIFEST bin/canzona-bench \
+for f in env.sh first-contact.sh gpu-step-compare.sh npy_tool.py MANIFEST bin/canzona-bench \
          bin/canzona_bench_optimizer_step lib/libmpi.so.40; do
   [ -e "${b}/${f}" ] || fail "the bundle has no ${f}"
 done
@@ -47,18 +47,8 @@ done < <(find "${b}/bin" "${b}/lib" "${b}/libexec" -type f 2>/dev/null | while r
            head -c 4 "${f}" | grep -q ELF && echo "${f}"; done)
 
 # 2. The CPU parts from a scrubbed environment, the loader recording what each process loads.
-/usr/bin/python3 - "${work}" <<'PY'
-import struct, sys, random
-def write(path, rows, cols, seed, scale):
-    rng = random.Random(seed)
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
-    header += " " * ((64 - (len(header) + 11) % 64) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
-        f.write(struct.pack("<%df" % (rows * cols), *(rng.gauss(0, scale) for _ in range(rows * cols))))
-write(sys.argv[1] + "/p.npy", 24, 16, 1, 0.02)
-write(sys.argv[1] + "/g.npy", 24, 16, 2, 1.0)
-PY
+/usr/bin/python3 "${root}/ci/npy_tool.py" make "${work}/p.npy" 24 16 1 0.02
+/usr/bin/python3 "${root}/ci/npy_tool.py" make "${work}/g.npy" 24 16 2 1.0
 mkdir "${work}/lddebug"
 env -i HOME="${work}" PATH=/usr/bin:/bin LD_DEBUG=libs LD_DEBUG_OUTPUT="${work}/lddebug/trace" \
   bash -c '

@@ -26,7 +26,7 @@ namespace {
 
 struct DeviceReport {
   int count = 0;
-  std::string reason;  ///< why count is 0
+  std::string reason;                                   ///< why count is 0
   std::vector<std::pair<std::string, double>> devices;  ///< name, GiB
   std::vector<std::pair<std::string, std::string>> versions;
 };
@@ -41,24 +41,26 @@ DeviceReport gather() {
   }
   if (r.count > 0) {
     const DeviceModule* module = device_module();
-    if (module != nullptr && module->stack_versions != nullptr) r.versions = module->stack_versions();
+    if (module != nullptr && module->stack_versions != nullptr)
+      r.versions = module->stack_versions();
   }
   return r;
 }
 
 int print_devices(bool require, bool json, std::ostream& out) {
   const DeviceReport r = gather();
-  const char* const build = CANZONA_WITH_CUDA ? (CANZONA_WITH_NCCL ? "cuda, nccl" : "cuda")
-                                              : "cpu only";
+  const char* const build =
+      CANZONA_WITH_CUDA ? (CANZONA_WITH_NCCL ? "cuda, nccl" : "cuda") : "cpu only";
   if (json) {
     nlohmann::json devices = nlohmann::json::array();
-    for (const auto& [name, gib] : r.devices) devices.push_back({{"name", name}, {"memory_gib", gib}});
+    for (const auto& [name, gib] : r.devices)
+      devices.push_back({{"name", name}, {"memory_gib", gib}});
     nlohmann::json versions = nlohmann::json::object();
     for (const auto& [key, version] : r.versions) versions[key] = version;
-    out << nlohmann::json{{"build", build},          {"count", r.count},
-                          {"devices", devices},      {"reason", r.reason},
-                          {"versions", versions},    {"device_kind", device_kind()}}
-                   .dump(2)
+    out << nlohmann::json{{"build", build},       {"count", r.count},
+                          {"devices", devices},   {"reason", r.reason},
+                          {"versions", versions}, {"device_kind", device_kind()}}
+               .dump(2)
         << "\n";
   } else {
     out << fmt::format("build: {}\n", build);
@@ -81,8 +83,9 @@ CommandAction add_devices_command(CLI::App& app) {
   auto require = std::make_shared<bool>(false);
   auto json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
-      "devices", "The CUDA devices this build sees and the versions of the stack it loads, or "
-                 "why it sees none");
+      "devices",
+      "The CUDA devices this build sees and the versions of the stack it loads, or "
+      "why it sees none");
   cmd->add_flag("--require", *require, "Exit 1 when there is no usable CUDA device");
   cmd->add_flag("--json", *json, "Print JSON instead of text");
   return [require, json](std::ostream& out) { return print_devices(*require, *json, out); };

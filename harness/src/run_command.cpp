@@ -168,9 +168,10 @@ int run(const RunOptions& o, std::ostream& out) {
     if (!CANZONA_WITH_TORCH) {
       std::cerr << "run: no E2EIteration rows: this build has no libtorch (CANZONA_ENABLE_TORCH)\n";
     } else if (!suite_exists(kE2ESuite, o.suite_dir)) {
-      std::cerr << fmt::format("run: no E2EIteration rows: the end-to-end suite {} is not beside "
-                               "the other suites (an install without libtorch's component)\n",
-                               kE2ESuite);
+      std::cerr << fmt::format(
+          "run: no E2EIteration rows: the end-to-end suite {} is not beside "
+          "the other suites (an install without libtorch's component)\n",
+          kE2ESuite);
     } else {
       add_suite("end-to-end suite", kE2ESuite, preset.e2e_flags, o.e2e_args);
     }
@@ -312,7 +313,8 @@ CommandAction add_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--repetitions", o->repetitions, "Repetitions per case (default: the preset's)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", o->seed, "Parameter and gradient values (each rank's a function of the seed and the rank)")
+  cmd->add_option("--seed", o->seed,
+                  "Parameter and gradient values (each rank's a function of the seed and the rank)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--oversubscribe", o->oversubscribe,

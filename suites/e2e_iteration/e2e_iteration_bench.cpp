@@ -45,9 +45,8 @@ void register_suite() {
     std::fprintf(stderr, "note: no measured E2EIteration rows on cuda: %s\n",
                  no_cuda_model.c_str());
   }
-  for (const e2e::E2ECase& c :
-       no_cuda_model.empty() ? e2e::measured_cases(options.grid, job_size())
-                             : std::vector<e2e::E2ECase>{}) {
+  for (const e2e::E2ECase& c : no_cuda_model.empty() ? e2e::measured_cases(options.grid, job_size())
+                                                     : std::vector<e2e::E2ECase>{}) {
     // The ranks of a CPU job share the machine they run on.
     e2e::check_rank_memory(step::CasePlan(c.step, options.grid.step.gpus_per_node, *options.plan),
                            c, options.backend, options.backend == "cpu" ? job_size() : 1,

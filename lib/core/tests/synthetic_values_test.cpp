@@ -41,8 +41,8 @@ TEST(SyntheticValuesTest, MomentsOfANormalAndDistinctStreams) {
   // Standard errors with 2^20 samples: mean 1e-3, variance 1.4e-3, kurtosis ~5e-3; 5 sigma.
   EXPECT_NEAR(sum / kN, 0.0, 5e-3);
   EXPECT_NEAR(sum_sq / kN, 1.0, 7e-3);
-  EXPECT_NEAR(sum_4 / kN, 3.0, 5e-2);                // a normal's fourth moment
-  EXPECT_NEAR(cross / kN, 0.0, 5e-3);                // two keys: uncorrelated streams
+  EXPECT_NEAR(sum_4 / kN, 3.0, 5e-2);  // a normal's fourth moment
+  EXPECT_NEAR(cross / kN, 0.0, 5e-3);  // two keys: uncorrelated streams
   EXPECT_EQ(zeros, 0U);
   EXPECT_NE(synthetic_key(7, 0, 1), synthetic_key(7, 1, 0));
 }

@@ -202,11 +202,8 @@ TEST_F(CudaGemmGpu, Fp32InputsWithBf16OutputAreRejected) {
 
 class CudaEighGpu : public CudaBackendTest {
  protected:
-  /// Random symmetric matrices; checks ascending eigenvalues, trace, orthonormal columns and the
-  /// residual ‖A·v_j − w_j·v_j‖ with v_j read as COLUMN j of the row-major result (reading rows
-  /// instead would leave an O(‖A‖) residual, so this pins the orientation).
-  void run_case(std::int64_t n, std::int64_t count) {
-    SCOPED_TRACE("n=" + std::to_string(n) + " count=" + std::to_string(count));
+  /// `count` random symmetric n×n matrices, one after the other.
+  std::vector<float> random_symmetric(std::int64_t n, std::int64_t count) {
     std::vector<float> a(static_cast<std::size_t>(n * n * count));
     for (std::int64_t item = 0; item < count; ++item) {
       float* m = a.data() + item * n * n;
@@ -217,12 +214,31 @@ class CudaEighGpu : public CudaBackendTest {
         }
       }
     }
+    return a;
+  }
+
+  struct Eigenpairs {
+    std::vector<float> vectors;  ///< count·n·n, eigenvector j as column j of each item
+    std::vector<float> values;   ///< count·n, ascending per item
+  };
+  /// The backend's eigh of `count` n×n matrices `a`, in one call.
+  Eigenpairs solve(std::int64_t n, std::int64_t count, const std::vector<float>& a) {
     Buffer da = put(a);
     Buffer dw = be().allocate(static_cast<std::size_t>(n * count) * sizeof(float));
     Buffer ws = be().allocate(be().eigh_workspace_bytes(n, count));
     be().eigh(n, count, da.as<float>(), dw.as<float>(), ws.data());
-    const std::vector<float> v = get<float>(da, a.size());
-    const std::vector<float> w = get<float>(dw, static_cast<std::size_t>(n * count));
+    return {get<float>(da, a.size()), get<float>(dw, static_cast<std::size_t>(n * count))};
+  }
+
+  /// Random symmetric matrices; checks ascending eigenvalues, trace, orthonormal columns and the
+  /// residual ‖A·v_j − w_j·v_j‖ with v_j read as COLUMN j of the row-major result (reading rows
+  /// instead would leave an O(‖A‖) residual, so this pins the orientation).
+  void run_case(std::int64_t n, std::int64_t count) {
+    SCOPED_TRACE("n=" + std::to_string(n) + " count=" + std::to_string(count));
+    const std::vector<float> a = random_symmetric(n, count);
+    const Eigenpairs result = solve(n, count, a);
+    const std::vector<float>& v = result.vectors;
+    const std::vector<float>& w = result.values;
     ASSERT_NO_THROW(cuda().synchronize());
 
     for (std::int64_t item = 0; item < count; ++item) {
@@ -294,34 +310,17 @@ TEST_F(CudaEighGpu, ResultDoesNotDependOnTheBatch) {
   for (const std::int64_t n : {1, 7, 32, 33, 64, 300}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     const auto per_item = static_cast<std::size_t>(n * n);
-    std::vector<float> a(per_item * kCount);
-    for (std::int64_t item = 0; item < kCount; ++item) {
-      const std::vector<float> r = uniform(per_item);
-      for (std::int64_t i = 0; i < n; ++i) {
-        for (std::int64_t j = 0; j <= i; ++j) {
-          a[item * per_item + i * n + j] = a[item * per_item + j * n + i] = r[i * n + j];
-        }
-      }
-    }
-    Buffer batch_a = put(a);
-    Buffer batch_w = be().allocate(static_cast<std::size_t>(n * kCount) * sizeof(float));
-    Buffer batch_ws = be().allocate(be().eigh_workspace_bytes(n, kCount));
-    be().eigh(n, kCount, batch_a.as<float>(), batch_w.as<float>(), batch_ws.data());
-    const std::vector<float> batch_v = get<float>(batch_a, a.size());
-    const std::vector<float> batch_e = get<float>(batch_w, static_cast<std::size_t>(n * kCount));
+    const std::vector<float> a = random_symmetric(n, kCount);
+    const Eigenpairs batch = solve(n, kCount, a);
     for (std::int64_t item = 0; item < kCount; ++item) {
       SCOPED_TRACE("item " + std::to_string(item));
-      const std::vector<float> one(a.begin() + item * per_item, a.begin() + (item + 1) * per_item);
-      Buffer one_a = put(one);
-      Buffer one_w = be().allocate(static_cast<std::size_t>(n) * sizeof(float));
-      Buffer one_ws = be().allocate(be().eigh_workspace_bytes(n, 1));
-      be().eigh(n, 1, one_a.as<float>(), one_w.as<float>(), one_ws.data());
-      const std::vector<float> v = get<float>(one_a, per_item);
-      const std::vector<float> e = get<float>(one_w, static_cast<std::size_t>(n));
-      EXPECT_EQ(0, std::memcmp(e.data(), batch_e.data() + item * n, e.size() * sizeof(float)))
+      const Eigenpairs alone = solve(
+          n, 1, std::vector<float>(a.begin() + item * per_item, a.begin() + (item + 1) * per_item));
+      EXPECT_EQ(0, std::memcmp(alone.values.data(), batch.values.data() + item * n,
+                               alone.values.size() * sizeof(float)))
           << "eigenvalues differ between the batch and a batch of one";
-      EXPECT_EQ(0, std::memcmp(v.data(), batch_v.data() + item * per_item,
-                               v.size() * sizeof(float)))
+      EXPECT_EQ(0, std::memcmp(alone.vectors.data(), batch.vectors.data() + item * per_item,
+                               alone.vectors.size() * sizeof(float)))
           << "eigenvectors differ between the batch and a batch of one";
     }
   }

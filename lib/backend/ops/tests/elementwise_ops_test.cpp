@@ -452,11 +452,11 @@ TEST(ElementwiseOpsTest, TransposeSquaresTransposesEveryItemAndKeepsNaN) {
 }
 
 TEST(SolverBatchesTest, SmallOrdersBatchWithinTheSolversLimitLargerOnesOneByOne) {
-  EXPECT_EQ(eigh_batch_size(32, 400), 400);   // the batched path: the whole count
+  EXPECT_EQ(eigh_batch_size(32, 400), 400);  // the batched path: the whole count
   EXPECT_EQ(eigh_batch_size(1, 7), 7);
-  EXPECT_EQ(eigh_batch_size(33, 400), 1);     // above it: one matrix per call, whatever count
+  EXPECT_EQ(eigh_batch_size(33, 400), 1);  // above it: one matrix per call, whatever count
   EXPECT_EQ(eigh_batch_size(5120, 168), 1);
-  EXPECT_EQ(eigh_batch_size(7, 0), 0);        // nothing to solve
+  EXPECT_EQ(eigh_batch_size(7, 0), 0);  // nothing to solve
   EXPECT_EQ(eigh_batch_size(0, 5), 0);
   // The size limit, with a small limit standing in for INT32_MAX: 16 elements a 4×4 matrix.
   EXPECT_EQ(eigh_batch_size(4, 10, 40), 2);
