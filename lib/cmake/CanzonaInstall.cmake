@@ -48,8 +48,10 @@ foreach(target IN LISTS canzona_gpu_test_targets)
 endforeach()
 
 # The GPU bundle made from this build and run from a fresh folder as a GPU node would (its CPU
-# parts and first-contact.sh on a machine without a GPU): ci/tests/gpu_bundle_test.sh.
-if(CANZONA_BUILD_TESTS AND CANZONA_BUILD_SUITES AND CANZONA_WITH_MPI)
+# parts and first-contact.sh on a machine without a GPU): ci/tests/gpu_bundle_test.sh. Not in a
+# sanitizer build: nobody bundles sanitized binaries, and the test scrubs the environment that
+# carries the sanitizers' suppressions.
+if(CANZONA_BUILD_TESTS AND CANZONA_BUILD_SUITES AND CANZONA_WITH_MPI AND NOT CANZONA_SANITIZE)
   add_test(NAME canzona_gpu_bundle
            COMMAND bash ${PROJECT_SOURCE_DIR}/ci/tests/gpu_bundle_test.sh ${PROJECT_BINARY_DIR})
   set_tests_properties(canzona_gpu_bundle PROPERTIES LABELS cpu TIMEOUT 600 PROCESSORS 2)

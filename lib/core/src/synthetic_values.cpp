@@ -69,13 +69,14 @@ void fill_synthetic_normal(std::span<float> out, std::uint64_t key, float stddev
     return;
   }
   const std::size_t chunk = (out.size() + workers - 1) / workers;
-  std::vector<std::jthread> pool;
+  std::vector<std::thread> pool;
   pool.reserve(workers - 1);
   for (std::size_t w = 1; w < workers; ++w) {
     pool.emplace_back(fill, std::min(out.size(), w * chunk), std::min(out.size(), (w + 1) * chunk));
   }
-  fill(0, std::min(out.size(), chunk));
-}  // the jthreads join here
+  fill(0, std::min(out.size(), chunk));  // fill never throws: the threads are always joined
+  for (std::thread& t : pool) t.join();
+}
 
 std::uint64_t synthetic_key(std::uint64_t seed, std::uint64_t a, std::uint64_t b,
                             std::uint64_t c) noexcept {
