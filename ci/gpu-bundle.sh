@@ -21,7 +21,7 @@ the build in BUILD_DIR), then makes FILE.tar.xz holding one folder, canzona-gpu-
   first-contact.sh                   the first run on a new GPU node (bash first-contact.sh --help)
   gpu-step-compare.sh, npy_tool.py   canzona-bench step, cpu vs cuda (used by first-contact.sh)
   MANIFEST                           commit, build, the glibc / libstdc++ / CUDA it needs, files
-The archive must stay within 16 MiB (a GPU lease carries at most that much); it fails otherwise.
+The archive must stay within 16 MiB (the limit for carrying it to a GPU node); it fails otherwise.
 
 options:
   --out FILE.tar.xz  the archive (default: $BUILD_DIR/canzona-gpu-bundle.tar.xz)
@@ -133,7 +133,7 @@ tar -C "${work}" -cf - canzona-gpu-bundle | xz -T0 -6 > "${out}.partial"
 bytes="$(stat -c %s "${out}.partial")"
 if [ "${bytes}" -gt "${kMaxBytes}" ]; then
   rm -f "${out}.partial"
-  die "the bundle is $((bytes >> 20)) MiB, over the 16 MiB a GPU lease carries; see what grew in lib/"
+  die "the bundle is $((bytes >> 20)) MiB, over the 16 MiB limit for carrying it to a GPU node; see what grew in lib/"
 fi
 mv "${out}.partial" "${out}"
 log "wrote ${out}: $(awk -v b="${bytes}" 'BEGIN {printf "%.1f MiB", b / 1048576}') ($(du -sm "${stage}" | cut -f1) MiB unpacked)"
