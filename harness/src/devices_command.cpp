@@ -41,8 +41,9 @@ DeviceReport gather() {
   }
   if (r.count > 0) {
     const DeviceModule* module = device_module();
-    if (module != nullptr && module->stack_versions != nullptr)
+    if (module != nullptr && module->stack_versions != nullptr) {
       r.versions = module->stack_versions();
+    }
   }
   return r;
 }
@@ -53,8 +54,9 @@ int print_devices(bool require, bool json, std::ostream& out) {
       CANZONA_WITH_CUDA ? (CANZONA_WITH_NCCL ? "cuda, nccl" : "cuda") : "cpu only";
   if (json) {
     nlohmann::json devices = nlohmann::json::array();
-    for (const auto& [name, gib] : r.devices)
+    for (const auto& [name, gib] : r.devices) {
       devices.push_back({{"name", name}, {"memory_gib", gib}});
+    }
     nlohmann::json versions = nlohmann::json::object();
     for (const auto& [key, version] : r.versions) versions[key] = version;
     out << nlohmann::json{{"build", build},       {"count", r.count},

@@ -290,9 +290,9 @@ struct RankStepper::Impl {
   StepJob::Impl& job;
   std::unique_ptr<exec::Executor> executor;
   /// Per layout buffer, the gradients as the executor's gradient buffer holds them (its type),
-  /// on the backend: load_gradients restores them with one device-side copy (re-uploading a
-  /// full Qwen3-0.6B's gradients from host memory took ~0.37 s a step on a GPU node, for a 26 ms
-  /// step).
+  /// on the backend: load_gradients restores them with one device-side copy (while they were
+  /// re-uploaded from host memory, a GPU node spent 0.37 s of host time per 26 ms step of a
+  /// full Qwen3-0.6B).
   std::vector<backend::Buffer> grads;
   int refresh_interval = 1;
   std::uint64_t last_operations = 0;
@@ -454,10 +454,20 @@ ProjectedStep project_at_scale(const CasePlan& plan, const std::string& topology
 
 void check_topology(const std::string& topology) { sim::resolve_topology(topology); }
 
+namespace {
+
+/// Elements of the plan's ZeRO-1 buffers (parameters, and gradients alike), padding included.
+double buffer_elements(const plan::StepPlan& p) {
+  double elements = 0;
+  for (const layout::Buffer& b : p.layout.buffers) elements += static_cast<double>(b.total);
+  return elements;
+}
+
+}  // namespace
+
 double estimated_rank_bytes(const CasePlan& plan) {
   const plan::StepPlan& p = plan.impl().plan;
-  double buffers = 0;
-  for (const layout::Buffer& b : p.layout.buffers) buffers += static_cast<double>(b.total);
+  const double buffers = buffer_elements(p);
   const auto full = [&](std::size_t m) {
     const optim::Shape& shape = p.matrices[m].full;
     return static_cast<double>(shape.rows) * static_cast<double>(shape.cols);
@@ -502,9 +512,7 @@ double estimated_rank_bytes(const CasePlan& plan) {
 
 double kept_gradient_bytes(const CasePlan& plan) {
   const plan::StepPlan& p = plan.impl().plan;
-  double buffers = 0;
-  for (const layout::Buffer& b : p.layout.buffers) buffers += static_cast<double>(b.total);
-  return buffers * static_cast<double>(comm::size_of(p.options.precision.grad_reduce));
+  return buffer_elements(p) * static_cast<double>(comm::size_of(p.options.precision.grad_reduce));
 }
 
 double device_memory_bytes(const std::string& backend) {

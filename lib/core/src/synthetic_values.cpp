@@ -17,10 +17,6 @@ constexpr float kTwoPi = 6.28318530717958647692f;
 /// Below this many values one thread fills faster than threads start.
 constexpr std::size_t kValuesPerThread = std::size_t{1} << 20;
 
-}  // namespace
-
-namespace {
-
 /// The Box–Muller pair of hash h: radius and angle from two uniforms (23 bits + 1/2)·2^-23, exact
 /// in float and strictly inside (0, 1): the log is finite, the radius never 0, the angle never a
 /// multiple of pi/2 (so neither half is ever exactly 0); values 2k and 2k + 1 of a stream are its
