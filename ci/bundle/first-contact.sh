@@ -110,14 +110,14 @@ on_signal() {
     kill -TERM "${child}" 2>/dev/null
     wait "${child}" 2>/dev/null
   fi
-  say "$2: stopped"
+  row FAIL "first contact" "$2 by a signal; what had not run yet is missing from this report"
   exit "$1"
 }
 # outcome NAME RC CHECK [DETAIL]: a row from a capped command's exit code.
 outcome() {
   case "$2" in
     0) row pass "$3" "${4:-}" ;;
-    124) row FAIL "$3" "stopped at its time cap; logs/$1.log" ;;
+    124|137) row FAIL "$3" "stopped at its time cap; logs/$1.log" ;;
     125) row n/a "$3" "no time left in the budget" ;;
     *)
       local why

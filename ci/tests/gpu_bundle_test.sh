@@ -11,7 +11,9 @@
 #      validate; and the dynamic loader's own record (LD_DEBUG) shows that no process of them
 #      loaded a library from outside the bundle other than glibc / libstdc++ / CUDA;
 #   3. first-contact.sh runs end to end within its budget, passes the loader and the CPU path,
-#      and marks every GPU phase n/a with the reason when there is no GPU.
+#      and marks every GPU phase n/a with the reason when there is no GPU;
+#   4. SIGTERM to first-contact.sh during a phase ends that phase's processes, exit 143, and
+#      the report says the run was stopped.
 # Usage: gpu_bundle_test.sh BUILD_DIR
 set -euo pipefail
 build="$(cd "$1" && pwd)"
@@ -109,4 +111,25 @@ fi
 rc=0
 bash "${b}/first-contact.sh" --budget 5 >/dev/null 2>&1 || rc=$?
 [ "${rc}" -eq 2 ] || fail "a budget under 60 s exited ${rc}, not 2"
+
+# 4. SIGTERM while a phase runs (the CPU path's optimizer-step run): the phase's processes end,
+# the report says so, exit 143.
+env -i HOME="${work}" PATH=/usr/bin:/bin setsid bash "${b}/first-contact.sh" --budget 120 \
+  --out "${work}/report3" >"${work}/first-contact3.log" 2>&1 &
+fc=$!
+# The CPU path starts right after the devices row; its optimizer-step run takes seconds.
+for _ in $(seq 1200); do
+  grep -q "canzona-bench devices" "${work}/first-contact3.log" && break
+  sleep 0.1
+done
+grep -q "canzona-bench devices" "${work}/first-contact3.log" || fail "first-contact.sh never got past its probe"
+sleep 0.5
+kill -TERM "${fc}"
+rc=0
+wait "${fc}" || rc=$?
+[ "${rc}" -eq 143 ] || fail "first-contact.sh ended with ${rc} after SIGTERM, not 143"
+sleep 1
+! pgrep -f "${b}/bin/canzona" >/dev/null || fail "processes of the stopped phase are left: $(pgrep -af "${b}/bin/canzona")"
+grep -q '^| FAIL | first contact | terminated by a signal' "${work}/report3/summary.md" ||
+  fail "the report does not say the run was stopped: $(cat "${work}/report3/summary.md")"
 echo "PASS: bundle $(du -h "${work}/bundle.tar.xz" | cut -f1), ${processes} processes traced, first contact ${wall} s"
