@@ -16,20 +16,24 @@ canzona_cuda_lib_dirs() {
     echo "${CANZONA_CUDA_LIB_DIRS}"
     return
   fi
-  local dirs=() d site
+  local dirs="" d site
+  # CUDA_HOME is usually /usr/local/cuda and the interpreter's site-packages one of the globbed
+  # ones: each folder once, in the first place it is found.
+  add_dir() {
+    if [ -d "$1" ] && [[ ":${dirs}:" != *":$1:"* ]]; then dirs="${dirs:+${dirs}:}$1"; fi
+  }
   for d in ${CUDA_HOME:+"${CUDA_HOME}/lib64" "${CUDA_HOME}/targets/x86_64-linux/lib"} \
            /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-    [ -d "${d}" ] && dirs+=("${d}")
+    add_dir "${d}"
   done
   # Python environments: the interpreter on PATH first, then where site-packages usually live.
   for site in $(python3 -c 'import site, sys; print(" ".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null) \
               /opt/*/.venv/lib/python3*/site-packages /usr/local/lib/python3*/dist-packages; do
     for d in "${site}"/nvidia/*/lib; do
-      [ -d "${d}" ] && dirs+=("${d}")
+      add_dir "${d}"
     done
   done
-  local IFS=:
-  echo "${dirs[*]}"
+  echo "${dirs}"
 }
 
 CANZONA_CUDA_LIB_PATH="$(canzona_cuda_lib_dirs)"
