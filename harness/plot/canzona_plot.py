@@ -18,8 +18,6 @@ import sys
 # Every figure has this size (pixels = inches x DPI), so outputs are predictable.
 FIGSIZE = (8.0, 5.0)
 DPI = 100
-# Stacked, they make the step; idle (time blocked on collectives) is part of them, not stacked.
-PHASES = ["grad_sync", "update", "tp_gather", "compute", "tp_scatter", "param_sync", "other"]
 # The strategies' colours stay the same in every figure.
 STRATEGY_COLOURS = {"canzona": "C0", "sc": "C1", "layerwise": "C2", "zero1": "C3", "asc": "C4",
                     "canzona+sc": "C5"}
@@ -108,7 +106,9 @@ def phase_figures(plt, data, out, fmt, written):
         fig.subplots_adjust(bottom=0.2, left=0.2)
         labels = [s["strategy"] + (" (projected)" if s["projected"] else "") for s in series]
         left = [0.0] * len(series)
-        for i, phase in enumerate(PHASES):
+        # Stacked in the order the command sends (the step's phases, then the time outside
+        # them); idle, time blocked on collectives, is part of them and not stacked.
+        for i, phase in enumerate(data["phase_order"]):
             widths = [s["phases"].get(phase, 0.0) for s in series]
             if not any(widths):
                 continue

@@ -25,6 +25,7 @@ def step(strategy, gpus, ms, projected):
 
 
 RUN = {"kind": "run", "provenance": ["Run: fixture"],
+       "phase_order": ["grad_sync", "update", "compute", "other"],
        "series": [step("canzona", 2, 10.0, False), step("sc", 2, 19.0, False),
                   step("canzona", 64, 3.0, True), step("sc", 64, 40.0, True)]}
 

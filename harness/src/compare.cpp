@@ -72,7 +72,7 @@ void check_contexts(const Run& baseline, const Run& candidate, const CompareOpti
   }
 }
 
-std::string display_name(const BenchmarkName& name) {
+std::string display_name(const bench::BenchmarkName& name) {
   return name.projected ? name.key + "/projected" : name.key;
 }
 
@@ -185,7 +185,7 @@ std::string_view verdict_name(Verdict verdict) {
   return "?";
 }
 
-bool is_deterministic_counter(const BenchmarkName& name, std::string_view counter) {
+bool is_deterministic_counter(const bench::BenchmarkName& name, std::string_view counter) {
   // results/SCHEMA.md, "Counters": the column "deterministic".
   static const std::set<std::string_view> kExact = {"plan_imbalance",
                                                     "imbalance_floor",

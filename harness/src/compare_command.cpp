@@ -3,8 +3,8 @@
 //
 // `canzona-bench compare BASELINE.json CANDIDATE.json`: the regression gate. Exit 1 when a row
 // is SLOWER or MISSING, 0 otherwise, 2 when the files are bad or must not be compared.
+#include <canzona/bench/flag_checks.hpp>
 #include "commands.hpp"
-#include "flag_checks.hpp"
 
 #include <canzona/harness/cli.hpp>
 #include <canzona/harness/compare.hpp>
@@ -61,7 +61,7 @@ CommandAction add_compare_command(CLI::App& app) {
   cmd->add_option("--threshold", o->threshold_percent,
                   "Change of the median, in percent, below which a row is SAME")
       ->capture_default_str()
-      ->check(real_in(kNonNegative));
+      ->check(bench::real_in(bench::kNonNegative));
   cmd->add_option("--alpha", o->compare.alpha, "Significance level of the U test")
       ->capture_default_str();
   cmd->add_option("--utest-repetitions", o->compare.utest_repetitions,

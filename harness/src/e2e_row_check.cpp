@@ -4,7 +4,7 @@
 
 #include "step_row_check.hpp"
 
-#include <canzona/harness/benchmark_name.hpp>
+#include <canzona/bench/benchmark_name.hpp>
 
 #include <fmt/format.h>
 
@@ -20,8 +20,9 @@ bool close(double value, double expected) {
 
 }  // namespace
 
-std::optional<std::string> check_e2e_row(const BenchmarkRow& row) {
-  const BenchmarkName name = parse_benchmark_name(row.run_name.empty() ? row.name : row.run_name);
+std::optional<std::string> check_e2e_row(const bench::BenchmarkRow& row) {
+  const bench::BenchmarkName name =
+      bench::parse_benchmark_name(row.run_name.empty() ? row.name : row.run_name);
   if (name.family != kE2EIterationFamily || name.projected) return std::nullopt;
   if (row.run_type == "aggregate" && row.aggregate_name != "mean") return std::nullopt;
   std::map<std::string_view, double> c;
@@ -36,9 +37,9 @@ std::optional<std::string> check_e2e_row(const BenchmarkRow& row) {
     return fmt::format("'projected' is {} but the name does not end in /projected", c["projected"]);
   }
   const double iteration = c["iteration_ms"];
-  if (!close(iteration, real_time_ms(row))) {
+  if (!close(iteration, bench::real_time_ms(row))) {
     return fmt::format("iteration_ms is {:.4f} but the row's time is {:.4f} ms", iteration,
-                       real_time_ms(row));
+                       bench::real_time_ms(row));
   }
   const double phases = c["forward_ms"] + c["backward_ms"] + c["step_ms"] + c["other_ms"];
   if (!close(phases, iteration)) {

@@ -5,7 +5,7 @@
 // (result_checks.hpp): a measured iteration's counters are the relations the suite defines.
 #pragma once
 
-#include <canzona/harness/gbench_json.hpp>
+#include <canzona/bench/gbench_json.hpp>
 
 #include <optional>
 #include <string>
@@ -25,6 +25,6 @@ inline constexpr std::string_view kE2EIterationFamily = "E2EIteration";
 /// place of the optimizer step); and, in a single repetition, tokens_per_s is tokens per
 /// iteration_ms (a mean of rates is not the rate of the mean). Otherwise what is wrong.
 /// ConfigError for a name that does not parse.
-std::optional<std::string> check_e2e_row(const BenchmarkRow& row);
+std::optional<std::string> check_e2e_row(const bench::BenchmarkRow& row);
 
 }  // namespace canzona::harness

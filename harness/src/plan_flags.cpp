@@ -5,7 +5,7 @@
 #include <canzona/baselines/strategy.hpp>
 #include <canzona/core/error.hpp>
 
-#include "flag_checks.hpp"
+#include <canzona/bench/flag_checks.hpp>
 
 #include <fmt/format.h>
 
@@ -29,15 +29,17 @@ std::string side_source(const std::optional<std::string>& side_flag, std::string
 PlanFlags::PlanFlags(CLI::App& cmd) {
   cmd.add_option("--model", model_, "Catalog name (see 'models') or JSON model spec file")
       ->required();
-  cmd.add_option("--dp", dp_, "Data-parallel size")->required()->check(integer_in(kRanks));
+  cmd.add_option("--dp", dp_, "Data-parallel size")
+      ->required()
+      ->check(bench::integer_in(bench::kRanks));
   cmd.add_option("--tp", tp_, "Tensor-parallel size")
       ->capture_default_str()
-      ->check(integer_in(kRanks));
+      ->check(bench::integer_in(bench::kRanks));
   cmd.add_option("--gpus", gpus_, "Total GPUs; must equal dp x tp when given")
-      ->check(integer_in(kRanks));
+      ->check(bench::integer_in(bench::kRanks));
   cmd.add_option("--gpus-per-node", gpus_per_node_, "GPUs per node (TP stays inside one)")
       ->capture_default_str()
-      ->check(integer_in(kRanks));
+      ->check(bench::integer_in(bench::kRanks));
 
   const std::vector<std::string_view> names = baselines::strategy_names();
   cmd.add_option("--strategy", strategy_,
@@ -51,14 +53,14 @@ PlanFlags::PlanFlags(CLI::App& cmd) {
   cmd.add_option("--alpha", alpha_,
                  "Canzona DP balance in [0, 1]: 0 = even split, 1 = deficit-proportional "
                  "(default 1)")
-      ->check(real_in(kUnitInterval));
+      ->check(bench::real_in(bench::kUnitInterval));
   cmd.add_option("--tp-schedule", tp_schedule_,
                  "Canzona TP micro-groups: no, single, slot or global (default global)");
   cmd.add_option("--transport", transport_,
                  "TP shard transport: all-to-all or gather-scatter (default all-to-all)");
   cmd.add_flag("--high-busbw-padding", high_busbw_padding_,
                "Pad buckets to lcm(dp, 128, 65536) as Megatron's pad_buckets_for_high_nccl_busbw");
-  preset_ = std::make_unique<PresetFlags>(cmd);
+  preset_ = std::make_unique<bench::PlanSettingsFlags>(cmd);
   optimizer_ = std::make_unique<OptimizerFlags>(cmd, std::string("muon"));
 
   cmd.add_flag("--all-ranks", view_.all_ranks,
@@ -91,10 +93,10 @@ plan::StrategyOptions PlanFlags::strategy_options() const {
   plan::StrategyOptions options;
   baselines::apply_strategy(strategy, options);  // ConfigError listing the names
   if (dp_strategy_) {
-    options.dp = parse_flag("--dp-strategy", *dp_strategy_, plan::parse_dp_strategy);
+    options.dp = bench::parse_flag("--dp-strategy", *dp_strategy_, plan::parse_dp_strategy);
   }
   if (tp_strategy_) {
-    options.tp = parse_flag("--tp-strategy", *tp_strategy_, plan::parse_tp_strategy);
+    options.tp = bench::parse_flag("--tp-strategy", *tp_strategy_, plan::parse_tp_strategy);
   }
 
   // Tuning flags that the chosen sides never read are errors rather than silently ignored.
@@ -113,7 +115,8 @@ plan::StrategyOptions PlanFlags::strategy_options() const {
           "{})",
           plan::to_string(options.tp), side_source(tp_strategy_, "tp", strategy)));
     }
-    options.tp_schedule = parse_flag("--tp-schedule", *tp_schedule_, plan::parse_micro_group_mode);
+    options.tp_schedule =
+        bench::parse_flag("--tp-schedule", *tp_schedule_, plan::parse_micro_group_mode);
   }
   if (transport_) {
     if (options.tp == plan::TpStrategy::kReplicated) {
@@ -122,7 +125,7 @@ plan::StrategyOptions PlanFlags::strategy_options() const {
           "{}), which all-gathers every matrix on every TP rank",
           side_source(tp_strategy_, "tp", strategy)));
     }
-    options.transport = parse_flag("--transport", *transport_, plan::parse_tp_transport);
+    options.transport = bench::parse_flag("--transport", *transport_, plan::parse_tp_transport);
   }
   preset_->apply(options, /*check_sides=*/true);
   options.optimizer = optimizer_->spec(options.optimizer);

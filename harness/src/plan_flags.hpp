@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include <canzona/harness/preset_flags.hpp>
+#include <canzona/bench/plan_settings_flags.hpp>
 #include "optimizer_flags.hpp"
 
 namespace canzona::harness {
@@ -51,7 +51,7 @@ class PlanFlags {
   plan::StrategyOptions strategy_options() const;
 
   /// The preset and the flags that overrode it.
-  PresetUse preset_use() const { return preset_->use(); }
+  bench::PlanSettingsUse preset_use() const { return preset_->use(); }
 
  private:
   std::string model_;
@@ -63,7 +63,7 @@ class PlanFlags {
   std::optional<double> alpha_;
   std::optional<std::string> tp_schedule_, transport_;
   bool high_busbw_padding_ = false;
-  std::unique_ptr<PresetFlags> preset_;
+  std::unique_ptr<bench::PlanSettingsFlags> preset_;
   std::unique_ptr<OptimizerFlags> optimizer_;
   PlanViewFlags view_;
 };

@@ -8,7 +8,7 @@
 #include <canzona/model/spec.hpp>
 #include <canzona/plan/step_plan.hpp>
 
-#include <canzona/harness/preset_flags.hpp>
+#include <canzona/bench/plan_settings_flags.hpp>
 
 #include <cstdint>
 #include <string>
@@ -21,7 +21,8 @@ struct PlanReport {
   plan::PlanMetrics metrics;
   std::uint64_t hash = 0;
   double planning_ms = 0;  ///< wall time of make_step_plan; varies run to run
-  PresetUse preset;        ///< the preset the settings came from and the flags that overrode it
+  bench::PlanSettingsUse
+      preset;  ///< the preset the settings came from and the flags that overrode it
 };
 
 /// The plan hash as 16 lowercase hex digits, as printed by both views.

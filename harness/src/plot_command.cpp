@@ -12,6 +12,7 @@
 #include <canzona/harness/run_series.hpp>
 #include <canzona/io/atomic_file.hpp>
 #include <canzona/io/input_file.hpp>
+#include <canzona/plan/step_plan.hpp>
 
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -34,11 +35,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The phases of an optimizer step, in execution order, and the straggler's time outside them
-// (results/SCHEMA.md): stacked they make the step. `idle` is not stacked: it is the part of the
-// phases spent blocked on collectives.
-constexpr std::array<const char*, 7> kPhases = {"grad_sync",  "update",     "tp_gather", "compute",
-                                                "tp_scatter", "param_sync", "other"};
+// The phases of an optimizer step, in execution order (plan::reported_phase_names), and the
+// straggler's time outside them (results/SCHEMA.md): stacked they make the step. `idle` is not
+// stacked: it is the part of the phases spent blocked on collectives. The drawing script stacks
+// them in this order.
+std::vector<std::string> stacked_phases() {
+  std::vector<std::string> phases(plan::reported_phase_names().begin(),
+                                  plan::reported_phase_names().end());
+  phases.emplace_back("other");
+  return phases;
+}
 
 // Trend figures with more lines than this are unreadable.
 constexpr std::size_t kMaxHistoryLines = 12;
@@ -55,8 +61,8 @@ struct PlotOptions {
 
 nlohmann::json series_json(const Run& run, const Series& s) {
   nlohmann::json phases = nlohmann::json::object();
-  for (const char* phase : kPhases) {
-    if (const auto v = s.counter(std::string(phase) + "_ms")) phases[phase] = *v;
+  for (const std::string& phase : stacked_phases()) {
+    if (const auto v = s.counter(phase + "_ms")) phases[phase] = *v;
   }
   return {{"name", s.name.key},
           {"family", s.name.family},
@@ -89,7 +95,10 @@ nlohmann::json run_data(const PlotOptions& o) {
                     "(OptimizerStep, E2EIteration or Planner rows)",
                     run.source, o.filter.empty() ? "" : " matches --filter"));
   }
-  return {{"kind", "run"}, {"provenance", provenance_lines(run)}, {"series", std::move(series)}};
+  return {{"kind", "run"},
+          {"provenance", provenance_lines(run)},
+          {"phase_order", stacked_phases()},
+          {"series", std::move(series)}};
 }
 
 nlohmann::json history_data(const PlotOptions& o) {

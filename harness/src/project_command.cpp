@@ -5,9 +5,9 @@
 // emulated cluster (a topology preset or file), from the same StepPlans the executor runs.
 // Compute comes from the optimizer cost model over the topology's device profile, or is measured
 // on a local backend; collectives come from the topology's alpha-beta model.
-#include <canzona/harness/preset_flags.hpp>
+#include <canzona/bench/flag_checks.hpp>
+#include <canzona/bench/plan_settings_flags.hpp>
 #include "commands.hpp"
-#include "flag_checks.hpp"
 #include "model_argument.hpp"
 #include "optimizer_flags.hpp"
 #include "project_report.hpp"
@@ -50,7 +50,7 @@ struct ProjectOptions {
   int measure_steps = 5;
   std::optional<double> alpha;
   std::optional<std::string> transport;
-  std::unique_ptr<PresetFlags> preset;
+  std::unique_ptr<bench::PlanSettingsFlags> preset;
   std::vector<double> gemm_efficiency;
   std::string uneven = "grouped";
   bool per_rank = false;
@@ -300,10 +300,10 @@ CommandAction add_project_command(CLI::App& app) {
       ->required();
   cmd->add_option("--gpus", o->gpus, "Total GPUs (dp = gpus / tp)")
       ->required()
-      ->check(integer_in(kRanks));
+      ->check(bench::integer_in(bench::kRanks));
   cmd->add_option("--tp", o->tp, "Tensor-parallel size")
       ->capture_default_str()
-      ->check(integer_in(kRanks));
+      ->check(bench::integer_in(bench::kRanks));
   o->optimizer = std::make_unique<OptimizerFlags>(*cmd);
   cmd->add_option("--strategy", o->strategies,
                   fmt::format("Strategies, comma-separated: {} or <dp>+<tp>",
@@ -325,12 +325,12 @@ CommandAction add_project_command(CLI::App& app) {
                   "JSON file caching measured step times (read, then rewritten atomically)");
   cmd->add_option("--measure-steps", o->measure_steps, "Timed steps per measured shape")
       ->capture_default_str()
-      ->check(integer_in({1, 1000}));
+      ->check(bench::integer_in({1, 1000}));
   cmd->add_option("--alpha", o->alpha, "Canzona DP balance alpha in [0, 1] (default 1)")
-      ->check(real_in(kUnitInterval));
+      ->check(bench::real_in(bench::kUnitInterval));
   cmd->add_option("--transport", o->transport,
                   "TP transport: all-to-all (default) or gather-scatter");
-  o->preset = std::make_unique<PresetFlags>(*cmd);
+  o->preset = std::make_unique<bench::PlanSettingsFlags>(*cmd);
   cmd->add_option("--gemm-efficiency", o->gemm_efficiency,
                   "Cost-model compute: GEMM efficiencies of the band every ratio is given for, "
                   "low to high (default 0.4,0.55,0.7; the table shows the middle one)")

@@ -116,20 +116,26 @@ std::string format_projection_table(const ProjectionContext& c,
   }
   out += "\n";
 
-  out += fmt::format(
-      "{:<22} {:>10} {:>12} {:>9} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>9} "
-      "{:>10} {:>9}\n",
-      "strategy", "step_ms", "optimizer_ms", "grad_sync", "update", "tp_gather", "compute",
-      "tp_scatter", "param_sync", "exposed", "idle", "straggler", "imbalance");
+  // One column per phase, named and ordered as every other result names them.
+  const auto phase_width = [](std::string_view name) {
+    return std::max<std::size_t>(name.size(), 8);
+  };
+  out += fmt::format("{:<22} {:>10} {:>12}", "strategy", "step_ms", "optimizer_ms");
+  for (const std::string_view phase : sim::phase_names()) {
+    out += fmt::format(" {:>{}}", phase, phase_width(phase));
+  }
+  out += fmt::format(" {:>9} {:>9} {:>10} {:>9}\n", "exposed", plan::kIdleName, "straggler",
+                     "imbalance");
   for (const sim::Projection& p : projections) {
     const sim::RankTimeline& s = p.straggler;
-    out += fmt::format(
-        "{:<22} {:>10.2f} {:>12.2f} {:>9.2f} {:>8.2f} {:>9.2f} {:>9.2f} {:>10.2f} {:>10.2f} "
-        "{:>9.2f} {:>9.2f} {:>10} {:>9.3f}\n",
-        p.strategy, ms(p.step_seconds), ms(p.optimizer_seconds), ms(s.phases.grad_sync),
-        ms(s.phases.update), ms(s.phases.tp_gather), ms(s.phases.compute), ms(s.phases.tp_scatter),
-        ms(s.phases.param_sync), ms(s.exposed_comm), ms(s.idle),
-        fmt::format("{}:{}", s.dp_rank, s.tp_rank), p.compute_imbalance);
+    out += fmt::format("{:<22} {:>10.2f} {:>12.2f}", p.strategy, ms(p.step_seconds),
+                       ms(p.optimizer_seconds));
+    for (std::size_t i = 0; i < sim::phase_names().size(); ++i) {
+      out += fmt::format(" {:>{}.2f}", ms(sim::phase_value(s.phases, i)),
+                         phase_width(sim::phase_names()[i]));
+    }
+    out += fmt::format(" {:>9.2f} {:>9.2f} {:>10} {:>9.3f}\n", ms(s.exposed_comm), ms(s.idle),
+                       fmt::format("{}:{}", s.dp_rank, s.tp_rank), p.compute_imbalance);
   }
   if (find_strategy(projections, "canzona") != nullptr) {
     std::string lines;

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include <canzona/harness/preset_flags.hpp>
+#include <canzona/bench/plan_settings_flags.hpp>
 
 namespace canzona::harness {
 
@@ -29,7 +29,7 @@ struct ProjectionContext {
   int tp = 0;
   sim::Topology topology;
   std::string compute_source;  ///< ComputeModel::description() of the middle band
-  PresetUse preset;
+  bench::PlanSettingsUse preset;
   std::string settings;  ///< one line: bucket size, cost, slot, TP execution, precision, split
 };
 

@@ -38,9 +38,9 @@ void require_release_build(const std::string& build_type, const std::string& wha
   }
 }
 
-int report_bad_rows(const BenchmarkFile& file, std::ostream& out) {
+int report_bad_rows(const bench::BenchmarkFile& file, std::ostream& out) {
   int bad = 0;
-  for (const BenchmarkRow& row : file.rows) {
+  for (const bench::BenchmarkRow& row : file.rows) {
     if (row.error) {
       ++bad;
       out << fmt::format("FAILED  {}  {}\n", row.name, *row.error);

@@ -6,7 +6,7 @@
 // well-formed optimizer-step and end-to-end rows.
 #pragma once
 
-#include <canzona/harness/gbench_json.hpp>
+#include <canzona/bench/gbench_json.hpp>
 #include <canzona/harness/run_series.hpp>
 
 #include <ostream>
@@ -22,7 +22,7 @@ void check_names_and_projections(const Run& run);
 /// Prints "FAILED <name> <message>" for every row that failed and "INVALID <name> <problem>" for
 /// every optimizer-step or end-to-end row check_step_row or check_e2e_row rejects; returns how
 /// many it printed.
-int report_bad_rows(const BenchmarkFile& file, std::ostream& out);
+int report_bad_rows(const bench::BenchmarkFile& file, std::ostream& out);
 
 /// ConfigError unless `build_type` is Release or RelWithDebInfo: benchmark numbers of any other
 /// build are meaningless. `what` names what was built that way.

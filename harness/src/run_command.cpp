@@ -5,21 +5,21 @@
 // picks the cases of a preset, launches the optimizer-step suite on N ranks (mpirun, srun or a
 // given prefix), shows progress, and writes one Google Benchmark JSON with the run's provenance,
 // atomically and only when every rank finished and every row checks out.
+#include <canzona/bench/presets.hpp>
 #include "commands.hpp"
 #include "result_checks.hpp"
 #include "run_launch.hpp"
-#include "run_presets.hpp"
 #include "run_progress.hpp"
 #include "run_report.hpp"
 
+#include <canzona/bench/gbench_json.hpp>
+#include <canzona/bench/plan_settings_flags.hpp>
 #include <canzona/config.hpp>
 #include <canzona/core/child_process.hpp>
 #include <canzona/core/device.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/core/gpu_clocks.hpp>
 #include <canzona/harness/cli.hpp>
-#include <canzona/harness/gbench_json.hpp>
-#include <canzona/harness/preset_flags.hpp>
 #include <canzona/harness/run_series.hpp>
 #include <canzona/io/atomic_file.hpp>
 #include <canzona/sim/topology.hpp>
@@ -59,8 +59,9 @@ struct RunOptions {
   std::string suite_dir;
   std::vector<std::string> suite_args;  ///< passed to the optimizer-step suite after the preset's
   std::vector<std::string> e2e_args;    ///< passed to the end-to-end suite after the preset's
-  std::unique_ptr<PresetFlags> plan;    ///< --plan-preset and the switches of every case's plan
-  std::vector<std::string> argv;        ///< the command as typed, for provenance
+  std::unique_ptr<bench::PlanSettingsFlags>
+      plan;                       ///< --plan-preset and the switches of every case's plan
+  std::vector<std::string> argv;  ///< the command as typed, for provenance
 };
 
 // A folder for the suite's own output, removed with everything in it.
@@ -108,7 +109,7 @@ int run(const RunOptions& o, std::ostream& out) {
   if (backend == "cuda" && gpus == 0) {
     throw ConfigError("--backend cuda: this machine has no CUDA device; use --backend cpu");
   }
-  const RunPreset preset = run_preset(o.preset, backend, gpus);
+  const bench::RunPreset preset = bench::run_preset(o.preset, backend, gpus);
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int ranks =
       o.ranks > 0 ? o.ranks : (backend == "cpu" ? std::min(preset.ranks, cores) : preset.ranks);
@@ -161,8 +162,10 @@ int run(const RunOptions& o, std::ostream& out) {
     }
     if (!s.cases.empty()) suites.push_back(std::move(s));
   };
-  add_suite("optimizer-step suite", kSuite, preset.suite_flags, o.suite_args);
-  if (!preset.e2e_flags.empty()) {
+  // The suites read the preset's grids themselves (lib/bench/presets); run names the preset.
+  const std::vector<std::string> grid_flag = {"--canzona_preset=" + preset.name};
+  add_suite("optimizer-step suite", kSuite, grid_flag, o.suite_args);
+  if (preset.e2e) {
     // The end-to-end suite is optional: a build without libtorch has none, and an install or a
     // GPU bundle may leave it out (it links libtorch). Its rows are then missing, said so.
     if (!CANZONA_WITH_TORCH) {
@@ -173,7 +176,7 @@ int run(const RunOptions& o, std::ostream& out) {
           "the other suites (an install without libtorch's component)\n",
           kE2ESuite);
     } else {
-      add_suite("end-to-end suite", kE2ESuite, preset.e2e_flags, o.e2e_args);
+      add_suite("end-to-end suite", kE2ESuite, grid_flag, o.e2e_args);
     }
   }
   std::size_t case_count = 0;
@@ -230,7 +233,7 @@ int run(const RunOptions& o, std::ostream& out) {
       suite_failed("the " + s.what, code, command_line(s.command));
     }
     run_lines.flush();
-    documents.push_back(read_gbench_document(suite_json));
+    documents.push_back(bench::read_gbench_document(suite_json));
     suite_jsons.push_back(suite_json.string());
     // The suite by its name: a stored run must not carry the folders of the machine it ran on.
     std::vector<std::string> portable = s.command;
@@ -261,7 +264,7 @@ int run(const RunOptions& o, std::ostream& out) {
     }
   }
   nlohmann::json merged = merge_runs(documents, provenance);
-  const BenchmarkFile file = parse_gbench_json(merged, "the merged run");
+  const bench::BenchmarkFile file = bench::parse_gbench_json(merged, "the merged run");
   require_canzona_provenance(file.context, "the merged run", /*allow_debug=*/false);
   if (file.context.at("ranks") != std::to_string(ranks)) {
     throw Error(fmt::format("the suite ran on {} rank(s), not the {} asked for; check --launcher",
@@ -294,7 +297,7 @@ CommandAction add_run_command(CLI::App& app) {
       "Measure the optimizer step of every strategy on this machine's ranks (the optimizer-step "
       "suite under mpirun) and write one Google Benchmark JSON with provenance");
   cmd->add_option("--preset", o->preset,
-                  fmt::format("Cases to run: {}", fmt::join(run_preset_names(), ", ")))
+                  fmt::format("Cases to run: {}", fmt::join(bench::run_preset_names(), ", ")))
       ->capture_default_str();
   cmd->add_option("--backend", o->backend, "cpu or cuda (default: cuda when a GPU is present)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
@@ -331,7 +334,7 @@ CommandAction add_run_command(CLI::App& app) {
   cmd->add_option("--suite-dir", o->suite_dir,
                   "Folder of the suite executables (default: next to canzona-bench)");
   // The plan settings of `plan` and `project`; --preset is this command's case preset.
-  o->plan = std::make_unique<PresetFlags>(*cmd, "--plan-preset");
+  o->plan = std::make_unique<bench::PlanSettingsFlags>(*cmd, "--plan-preset");
   return [o, cmd](std::ostream& out) {
     o->argv = {"canzona-bench", "run"};
     for (const CLI::Option* option : cmd->get_options()) {

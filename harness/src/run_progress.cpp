@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "run_progress.hpp"
 
+#include <canzona/bench/benchmark_name.hpp>
 #include <canzona/core/error.hpp>
-#include <canzona/harness/benchmark_name.hpp>
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@ namespace {
 // A case's name without Google Benchmark's suffixes; a line that is no name stays as it is.
 std::string base_name(std::string_view name) {
   try {
-    const BenchmarkName parsed = parse_benchmark_name(name);
+    const bench::BenchmarkName parsed = bench::parse_benchmark_name(name);
     return parsed.projected ? parsed.key + "/projected" : parsed.key;
   } catch (const ConfigError&) {
     return std::string(name);

@@ -15,7 +15,7 @@ namespace {
 
 // Appends one row to its series: a repetition adds a sample and its counters, an aggregate
 // fills in what a file without repetitions still says.
-void add_row(Series& series, const BenchmarkRow& row,
+void add_row(Series& series, const bench::BenchmarkRow& row,
              std::map<std::string, std::vector<double>>& counter_samples) {
   if (row.error) {
     if (!series.error) series.error = row.error;
@@ -23,7 +23,7 @@ void add_row(Series& series, const BenchmarkRow& row,
   }
   if (row.run_type == "aggregate") {
     series.aggregate_repetitions = std::max(series.aggregate_repetitions, row.repetitions);
-    if (row.aggregate_name == "median") series.aggregate_median_ms = real_time_ms(row);
+    if (row.aggregate_name == "median") series.aggregate_median_ms = bench::real_time_ms(row);
     // cv rows carry a fraction in real_time (aggregate_unit "percentage").
     if (row.aggregate_name == "cv") series.aggregate_cv = row.real_time;
     if (row.aggregate_name == "median") {
@@ -32,7 +32,7 @@ void add_row(Series& series, const BenchmarkRow& row,
     if (series.label.empty()) series.label = row.label;
     return;
   }
-  series.samples_ms.push_back(real_time_ms(row));
+  series.samples_ms.push_back(bench::real_time_ms(row));
   for (const auto& [key, value] : row.counters) counter_samples[key].push_back(value);
   if (series.label.empty()) series.label = row.label;
 }
@@ -102,7 +102,7 @@ std::map<std::string, std::string> parse_label_fields(const std::string& label) 
   return fields;
 }
 
-Run make_run(const BenchmarkFile& file, const std::string& source) {
+Run make_run(const bench::BenchmarkFile& file, const std::string& source) {
   Run run;
   run.source = source;
   run.context = file.context;
@@ -111,13 +111,13 @@ Run make_run(const BenchmarkFile& file, const std::string& source) {
   }
   std::map<std::string, std::size_t> index_of;  // run_name -> position in run.series
   std::vector<std::map<std::string, std::vector<double>>> counter_samples;
-  for (const BenchmarkRow& row : file.rows) {
+  for (const bench::BenchmarkRow& row : file.rows) {
     const std::string& run_name = row.run_name.empty() ? row.name : row.run_name;
     auto [it, inserted] = index_of.try_emplace(run_name, run.series.size());
     if (inserted) {
       Series series;
       try {
-        series.name = parse_benchmark_name(run_name);
+        series.name = bench::parse_benchmark_name(run_name);
       } catch (const ConfigError& e) {
         throw ConfigError(
             fmt::format("{}: {} (results/SCHEMA.md lists the name shapes)", source, e.what()));
@@ -147,7 +147,7 @@ Run make_run(const BenchmarkFile& file, const std::string& source) {
 }
 
 Run read_run(const std::filesystem::path& path) {
-  return make_run(read_gbench_json(path), path.string());
+  return make_run(bench::read_gbench_json(path), path.string());
 }
 
 bool is_release_build(const std::string& build_type) {

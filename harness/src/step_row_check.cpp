@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "step_row_check.hpp"
 
-#include <canzona/harness/benchmark_name.hpp>
+#include <canzona/bench/benchmark_name.hpp>
 
 #include <fmt/format.h>
 
@@ -16,8 +16,9 @@ constexpr const char* kPhases[] = {"grad_sync_ms",  "tp_gather_ms",  "compute_ms
 
 }  // namespace
 
-std::optional<std::string> check_step_row(const BenchmarkRow& row) {
-  const BenchmarkName name = parse_benchmark_name(row.run_name.empty() ? row.name : row.run_name);
+std::optional<std::string> check_step_row(const bench::BenchmarkRow& row) {
+  const bench::BenchmarkName name =
+      bench::parse_benchmark_name(row.run_name.empty() ? row.name : row.run_name);
   if (name.family != kOptimizerStepFamily || name.projected) return std::nullopt;
   if (row.run_type == "aggregate" && row.aggregate_name != "mean") return std::nullopt;
   const auto projected = row.counters.find("projected");
@@ -34,7 +35,7 @@ std::optional<std::string> check_step_row(const BenchmarkRow& row) {
   }
   const auto other = row.counters.find("other_ms");
   if (other == row.counters.end()) return std::string("no 'other_ms' counter");
-  const double step = real_time_ms(row);
+  const double step = bench::real_time_ms(row);
   if (std::abs(sum + other->second - step) > kPhaseSumTolerance * step + kPhaseSumSlackMs) {
     return fmt::format(
         "phases and other_ms add up to {:.4f} ms but the step is {:.4f} ms (more than {}% apart)",

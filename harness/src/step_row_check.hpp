@@ -5,7 +5,7 @@
 // (result_checks.hpp): a measured step's phases add up to the step.
 #pragma once
 
-#include <canzona/harness/gbench_json.hpp>
+#include <canzona/bench/gbench_json.hpp>
 
 #include <optional>
 #include <string>
@@ -24,7 +24,7 @@ inline constexpr std::string_view kOptimizerStepFamily = "OptimizerStep";
 /// phases from the same rank's records), other is not negative (slots never overlap), and idle,
 /// which is part of the phases, does not exceed them. Otherwise what is wrong. ConfigError for
 /// a name that does not parse.
-std::optional<std::string> check_step_row(const BenchmarkRow& row);
+std::optional<std::string> check_step_row(const bench::BenchmarkRow& row);
 
 /// Relative tolerance of the phase sum (averaging and rounding).
 inline constexpr double kPhaseSumTolerance = 0.01;

@@ -7,9 +7,9 @@
 #include "commands.hpp"
 #include "result_checks.hpp"
 
+#include <canzona/bench/gbench_json.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/harness/cli.hpp>
-#include <canzona/harness/gbench_json.hpp>
 #include <canzona/harness/run_series.hpp>
 
 #include <fmt/format.h>
@@ -28,7 +28,7 @@ struct ValidateOptions {
 int validate(const ValidateOptions& options, std::ostream& out) {
   int bad_rows = 0;
   for (const std::string& path : options.files) {
-    const BenchmarkFile file = read_gbench_json(path);
+    const bench::BenchmarkFile file = bench::read_gbench_json(path);
     require_canzona_provenance(file.context, path, options.allow_debug);
     check_names_and_projections(make_run(file, path));
     bad_rows += report_bad_rows(file, out);

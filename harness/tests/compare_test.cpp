@@ -5,8 +5,8 @@
 // and `canzona-bench compare` as a black box on the fixture run (results/SCHEMA.md shape):
 // identical runs pass, a 20 % slower row and a removed row fail with exit 1, and files that
 // must not be compared exit 2 with a message and write nothing.
-#include "fixture_files.hpp"
 #include <canzona/testing/run_process.hpp>
+#include "fixture_files.hpp"
 
 #include <canzona/core/error.hpp>
 #include <canzona/harness/compare.hpp>
@@ -26,13 +26,13 @@ const char* kRow = "OptimizerStep/muon/canzona/qwen3-8b~d16/gpus:2/dp:2/tp:1";
 // A run with one benchmark measured `samples` times (ms), with a deterministic counter.
 Run run_of(const std::vector<double>& samples, double state_bytes = 1024.0,
            const std::string& device_kind = "cpu") {
-  BenchmarkFile file;
+  bench::BenchmarkFile file;
   file.context = {{"canzona_git_sha", "abc"},
                   {"canzona_build_type", "Release"},
                   {"canzona_config", "cuda=0,nccl=0,mpi=1,torch=0"},
                   {"device_kind", device_kind}};
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    BenchmarkRow row;
+    bench::BenchmarkRow row;
     row.name = row.run_name = std::string(kRow) + "/manual_time";
     row.run_type = "iteration";
     row.repetitions = static_cast<std::int64_t>(samples.size());
@@ -113,7 +113,7 @@ TEST(CompareEngineTest, DeterministicCountersAreBehaviourNotNoise) {
   EXPECT_NE(comparison_markdown(c, false).find("| `state_bytes` | 1024 | 2048 |"),
             std::string::npos);
 
-  const BenchmarkName step = parse_benchmark_name(kRow);
+  const bench::BenchmarkName step = bench::parse_benchmark_name(kRow);
   EXPECT_TRUE(is_deterministic_counter(step, "tp_gather_bytes"));
   EXPECT_TRUE(is_deterministic_counter(step, "plan_imbalance"));
   EXPECT_FALSE(is_deterministic_counter(step, "imbalance"));
@@ -121,7 +121,7 @@ TEST(CompareEngineTest, DeterministicCountersAreBehaviourNotNoise) {
   EXPECT_TRUE(is_deterministic_counter(step, "backend_ops"));
   EXPECT_TRUE(is_deterministic_counter(step, "host_syncs"));
   EXPECT_TRUE(is_deterministic_counter(
-      parse_benchmark_name("Planner/muon/canzona/qwen3-8b/gpus:8/dp:8/tp:1"), "imbalance"));
+      bench::parse_benchmark_name("Planner/muon/canzona/qwen3-8b/gpus:8/dp:8/tp:1"), "imbalance"));
 }
 
 TEST(CompareEngineTest, RefusesDifferentDeviceKindsUnlessAllowed) {

@@ -10,8 +10,8 @@
 namespace canzona::harness {
 namespace {
 
-BenchmarkRow measured_row() {
-  BenchmarkRow row;
+bench::BenchmarkRow measured_row() {
+  bench::BenchmarkRow row;
   row.name = "E2EIteration/muon/canzona/qwen3-0.6b~d32/gpus:2/dp:2/tp:1/seq:32/mbs:1/manual_time";
   row.run_name = row.name;
   row.run_type = "iteration";
@@ -33,26 +33,26 @@ BenchmarkRow measured_row() {
 
 TEST(E2ERowCheckTest, AcceptsWellFormedRowsAndLeavesOthersAlone) {
   EXPECT_EQ(check_e2e_row(measured_row()), std::nullopt);
-  BenchmarkRow mean = measured_row();
+  bench::BenchmarkRow mean = measured_row();
   mean.name += "_mean";
   mean.run_type = "aggregate";
   mean.aggregate_name = "mean";
   mean.counters["tokens_per_s"] = 330.0;  // a mean of rates: not checked against the mean time
   EXPECT_EQ(check_e2e_row(mean), std::nullopt);
-  BenchmarkRow projected;
+  bench::BenchmarkRow projected;
   projected.name = projected.run_name =
       "E2EIteration/muon/canzona/qwen3-32b/gpus:256/dp:32/tp:8/seq:2048/mbs:4/projected/"
       "manual_time";
   projected.counters = {{"projected", 1}};
   EXPECT_EQ(check_e2e_row(projected), std::nullopt);
-  BenchmarkRow step;
+  bench::BenchmarkRow step;
   step.name = step.run_name = "OptimizerStep/muon/canzona/qwen3-0.6b~d16/gpus:2/dp:2/tp:1";
   EXPECT_EQ(check_e2e_row(step), std::nullopt);
 }
 
 TEST(E2ERowCheckTest, RejectsCountersThatBreakTheSuitesRelations) {
   const auto rejected = [](const char* counter, double value, const char* words) {
-    BenchmarkRow row = measured_row();
+    bench::BenchmarkRow row = measured_row();
     row.counters[counter] = value;
     const auto problem = check_e2e_row(row);
     ASSERT_NE(problem, std::nullopt) << counter << " = " << value;
@@ -63,7 +63,7 @@ TEST(E2ERowCheckTest, RejectsCountersThatBreakTheSuitesRelations) {
   rejected("backward_ms", 90.0, "add up");
   rejected("optimizer_exposed_ms", 40.0, "grad_sync_only_ms");
   rejected("tokens_per_s", 640.0, "tokens per iteration_ms");
-  BenchmarkRow row = measured_row();
+  bench::BenchmarkRow row = measured_row();
   row.counters["other_ms"] = -5.0;
   row.counters["step_ms"] = 25.0;  // still adds up, but the phases exceed the iteration
   const auto overlap = check_e2e_row(row);

@@ -5,8 +5,8 @@
 // writes one JSON, or ends with a clear error, exit code and nothing written.
 #include <canzona/testing/run_process.hpp>
 
+#include <canzona/bench/gbench_json.hpp>
 #include <canzona/config.hpp>
-#include <canzona/harness/gbench_json.hpp>
 
 #include <gtest/gtest.h>
 
@@ -60,7 +60,7 @@ TEST_F(RunCommandTest, WritesOneJsonThatTableAndCompareRead) {
   EXPECT_NE(r.out.find("OptimizerStep/" + kOneCase), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("measured"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("projected †"), std::string::npos) << r.out;
-  const BenchmarkFile file = read_gbench_json(out);
+  const bench::BenchmarkFile file = bench::read_gbench_json(out);
   // results/SCHEMA.md's provenance.
   for (const char* key :
        {"canzona_git_sha", "canzona_build_type", "canzona_config", "device_kind", "gpu_count",
@@ -101,7 +101,7 @@ TEST_F(RunCommandTest, PlanSettingsReachEveryRowAsPlanTakesThem) {
       run({"--preset", "smoke", "--filter", kOneCase, "--repetitions", "1", "--plan-preset",
            "canzona-reference", "--tp-execution", "serial", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const BenchmarkFile file = read_gbench_json(out);
+  const bench::BenchmarkFile file = bench::read_gbench_json(out);
   EXPECT_EQ(file.context.at("canzona_plan"), "--preset canzona-reference --tp-execution serial");
   // The reference script's numel costs and 4e8-element buckets, and the switch.
   const std::string& label = file.rows.front().label;
@@ -118,7 +118,7 @@ TEST_F(RunCommandTest, AFilterOfProjectedRowsOnlyRunsThem) {
       run({"--preset", "smoke", "--filter",
            "^OptimizerStep/muon/canzona/qwen3-32b/gpus:256/.*projected", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const BenchmarkFile file = read_gbench_json(out);
+  const bench::BenchmarkFile file = bench::read_gbench_json(out);
   ASSERT_EQ(file.rows.size(), 1u);
   EXPECT_NE(file.rows.front().name.find("/projected/"), std::string::npos)
       << file.rows.front().name;
@@ -132,7 +132,7 @@ TEST_F(RunCommandTest, EndToEndRowsJoinTheRun) {
       run({"--preset", "smoke", "--filter",
            "(^OptimizerStep|^E2EIteration)/muon/canzona/qwen3-32b/gpus:256/", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const BenchmarkFile file = read_gbench_json(out);
+  const bench::BenchmarkFile file = bench::read_gbench_json(out);
   ASSERT_EQ(file.rows.size(), 2u);
   EXPECT_EQ(file.rows[0].name.rfind("OptimizerStep/", 0), 0u) << file.rows[0].name;
   EXPECT_EQ(file.rows[1].name.rfind("E2EIteration/muon/canzona/qwen3-32b/gpus:256/dp:32/tp:8/"

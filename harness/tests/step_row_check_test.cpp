@@ -12,8 +12,8 @@
 namespace canzona::harness {
 namespace {
 
-BenchmarkRow measured_row() {
-  BenchmarkRow row;
+bench::BenchmarkRow measured_row() {
+  bench::BenchmarkRow row;
   row.name = "OptimizerStep/muon/canzona/qwen3-0.6b~d16/gpus:2/dp:2/tp:1/manual_time";
   row.run_name = row.name;
   row.run_type = "iteration";
@@ -27,7 +27,7 @@ BenchmarkRow measured_row() {
   return row;
 }
 
-BenchmarkRow aggregate_of(BenchmarkRow row, const std::string& aggregate) {
+bench::BenchmarkRow aggregate_of(bench::BenchmarkRow row, const std::string& aggregate) {
   row.name += "_" + aggregate;
   row.run_type = "aggregate";
   row.aggregate_name = aggregate;
@@ -36,20 +36,20 @@ BenchmarkRow aggregate_of(BenchmarkRow row, const std::string& aggregate) {
 
 TEST(StepRowCheckTest, AcceptsWellFormedRows) {
   EXPECT_EQ(check_step_row(measured_row()), std::nullopt);
-  BenchmarkRow projected;
+  bench::BenchmarkRow projected;
   projected.name = "OptimizerStep/muon/canzona/qwen3-32b/gpus:256/dp:32/tp:8/projected/manual_time";
   projected.run_name = projected.name;
   projected.real_time = 57.8;
   projected.time_unit = "ms";
   projected.counters = {{"projected", 1}};  // no phases needed: the projector's own
   EXPECT_EQ(check_step_row(projected), std::nullopt);
-  BenchmarkRow kernel;
+  bench::BenchmarkRow kernel;
   kernel.name = kernel.run_name = "Kernels/muon/cpu/shape:1024x1024/manual_time";
   EXPECT_EQ(check_step_row(kernel), std::nullopt);
 }
 
 TEST(StepRowCheckTest, AMeasuredRowCannotPassForAProjection) {
-  BenchmarkRow row = measured_row();
+  bench::BenchmarkRow row = measured_row();
   row.counters["projected"] = 1;
   const auto problem = check_step_row(row);
   ASSERT_NE(problem, std::nullopt);
@@ -59,7 +59,7 @@ TEST(StepRowCheckTest, AMeasuredRowCannotPassForAProjection) {
 }
 
 TEST(StepRowCheckTest, PhasesMustAddUpToTheStep) {
-  BenchmarkRow row = measured_row();
+  bench::BenchmarkRow row = measured_row();
   row.counters["compute_ms"] = 2.0;  // the phases now cover 7 of 10 ms
   const auto problem = check_step_row(row);
   ASSERT_NE(problem, std::nullopt);
@@ -96,7 +96,7 @@ TEST(StepRowCheckTest, PhasesMustAddUpToTheStep) {
 }
 
 TEST(StepRowCheckTest, NamesMustParse) {
-  BenchmarkRow row = measured_row();
+  bench::BenchmarkRow row = measured_row();
   row.name = row.run_name =
       "OptimizerStep/muon/canzona/qwen3-0.6b~d16/gpus:3/dp:2/tp:1/manual_time";
   EXPECT_THROW(check_step_row(row), ConfigError);

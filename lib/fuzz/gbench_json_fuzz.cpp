@@ -4,17 +4,17 @@
 // Google Benchmark JSON, through the reader `validate` (and the comparison commands) use.
 #include "fuzz_main.hpp"
 
-#include <canzona/harness/gbench_json.hpp>
+#include <canzona/bench/gbench_json.hpp>
 
 #include <cstddef>
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   canzona::fuzz::expect_value_or_config_error("gbench_json", [&] {
-    const canzona::harness::BenchmarkFile file =
-        canzona::harness::parse_gbench_json_text(canzona::fuzz::as_text(data, size), "fuzz.json");
+    const canzona::bench::BenchmarkFile file =
+        canzona::bench::parse_gbench_json_text(canzona::fuzz::as_text(data, size), "fuzz.json");
     for (const auto& row : file.rows) {
-      if (!row.error) canzona::harness::real_time_ms(row);
+      if (!row.error) canzona::bench::real_time_ms(row);
     }
   });
   return 0;

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "e2e_case.hpp"
 
+#include <canzona/bench/benchmark_name.hpp>
 #include <canzona/core/error.hpp>
-#include <canzona/harness/benchmark_name.hpp>
 
 #include <fmt/format.h>
 
@@ -11,16 +11,11 @@
 
 namespace canzona::bench::e2e {
 
-std::string benchmark_name(const E2ECase& c) {
-  const step::StepCase& s = c.step;
-  return fmt::format("E2EIteration/{}/{}/{}/gpus:{}/dp:{}/tp:{}/seq:{}/mbs:{}{}", s.optimizer,
-                     s.strategy, s.model, s.gpus(), s.dp, s.tp, c.seq, c.mbs,
-                     s.projected ? "/projected" : "");
-}
+std::string benchmark_name(const E2ECase& c) { return e2e_iteration_name(c.step, c.seq, c.mbs); }
 
 E2ECase parse_case(const std::string& name) {
-  const harness::BenchmarkName parsed = harness::parse_benchmark_name(name);
-  if (parsed.family != "E2EIteration") {
+  const BenchmarkName parsed = parse_benchmark_name(name);
+  if (parsed.family != kE2EIterationFamily) {
     throw ConfigError(fmt::format("'{}' is not an E2EIteration benchmark name", name));
   }
   E2ECase c;

@@ -24,7 +24,7 @@ struct E2ECase {
 /// The benchmark name of a case (see the file comment).
 std::string benchmark_name(const E2ECase& c);
 
-/// The case a benchmark name describes (parsed by harness::parse_benchmark_name, the one parser
+/// The case a benchmark name describes (parsed by bench::parse_benchmark_name, the one parser
 /// of names). ConfigError for a name that is not an E2EIteration name.
 E2ECase parse_case(const std::string& name);
 

@@ -4,42 +4,35 @@
 
 #include "suite_flags.hpp"
 
+#include <canzona/bench/presets.hpp>
+
 #include <canzona/model/catalog.hpp>
 #include <canzona/torch_model/memory.hpp>
 
 #include <algorithm>
-#include <string_view>
 #include <vector>
 
 namespace canzona::bench::e2e {
-namespace {
-
-// A CPU runs Qwen3's layer structure at a fraction of its widths (lib/model's scaling), with
-// short sequences; a GPU the small models whole.
-constexpr std::string_view kCpuModels = "qwen3-0.6b~d16";
-constexpr std::string_view kGpuModels = "qwen3-0.6b,qwen3-1.7b";
-constexpr std::string_view kProjectedModels = "qwen3-1.7b,qwen3-4b,qwen3-8b,qwen3-14b,qwen3-32b";
-
-}  // namespace
-
 E2EOptions read_e2e_options() {
   E2EOptions o;
   o.backend = suite_backend_flag();
+  // The preset's grid (lib/bench), or the suite's own; each flag given replaces one list.
+  const E2EGridSpec defaults = e2e_suite_grid(suite_text_flag("preset", ""), o.backend);
   step::CaseGrid& g = o.grid.step;
-  g.optimizers = suite_list_flag("optimizers", "muon");
-  g.strategies = suite_list_flag("strategies", "canzona,layerwise,sc");
-  g.models = suite_list_flag("models", o.backend == "cuda" ? kGpuModels : kCpuModels);
-  g.projected_models = suite_list_flag("projected_models", kProjectedModels);
-  g.projected_gpus = suite_whole_list_flag("projected_gpus", "256", 1);
+  g.optimizers = suite_list_flag("optimizers", defaults.step.optimizers);
+  g.strategies = suite_list_flag("strategies", defaults.step.strategies);
+  g.models = suite_list_flag("models", defaults.step.models);
+  g.projected_models = suite_list_flag("projected_models", defaults.step.projected_models);
+  g.projected_gpus = suite_whole_list_flag("projected_gpus", defaults.step.projected_gpus, 1);
   g.projected_tp = suite_whole_flag("projected_tp", 8, 1);
   g.gpus_per_node = suite_whole_flag("gpus_per_node", 8, 1);
   const std::string tp = suite_text_flag("tp", "");
   // Sizes of 0 pass here: the model's own check says what is wrong with them.
   if (!tp.empty()) o.grid.tp = suite_whole_list_flag("tp", tp, 0);
-  o.grid.seq = suite_whole_list_flag("seq", o.backend == "cuda" ? "2048" : "64", 0);
-  o.grid.mbs = suite_whole_list_flag("mbs", o.backend == "cuda" ? "4" : "2", 0);
-  o.grid.projected_seq = suite_whole_flag("projected_seq", 2048, 0);
-  o.grid.projected_mbs = suite_whole_flag("projected_mbs", 4, 0);
+  o.grid.seq = suite_whole_list_flag("seq", defaults.seq, 0);
+  o.grid.mbs = suite_whole_list_flag("mbs", defaults.mbs, 0);
+  o.grid.projected_seq = suite_whole_flag("projected_seq", defaults.projected_seq, 0);
+  o.grid.projected_mbs = suite_whole_flag("projected_mbs", defaults.projected_mbs, 0);
   o.warmup = suite_whole_flag("warmup", 1, 0);
   o.micro_batches = suite_whole_flag("micro_batches", 1, 1);
   o.global_batch = suite_whole_flag("global_batch", 128, 1);

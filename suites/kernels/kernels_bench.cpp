@@ -10,6 +10,7 @@
 #include "suite_flags.hpp"
 
 #include <canzona/backend/backend.hpp>
+#include <canzona/bench/benchmark_name.hpp>
 #include <canzona/core/device.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/core/synthetic_values.hpp>
@@ -200,8 +201,7 @@ void register_suite() {
         optim::OptimizerSpec muon;
         const double gflop = optim::step_cost(muon, shape.rows, shape.cols).mean_flops() / 1e9;
         if (gflop > limit(be)) continue;
-        const std::string name = fmt::format("Kernels/{}/{}/shape:{}x{}", optim::to_string(kind),
-                                             be, shape.rows, shape.cols);
+        const std::string name = kernels_name(optim::to_string(kind), be, shape.rows, shape.cols);
         benchmark::RegisterBenchmark(name.c_str(), bm_optimizer_step, KernelCase{be, kind, shape})
             ->UseManualTime()
             ->Unit(benchmark::kMillisecond);

@@ -83,7 +83,7 @@ void report(benchmark::State& state, const Totals& t, const PlanFacts& facts) {
       static_cast<double>(std::max_element(t.straggler_counts.begin(), t.straggler_counts.end()) -
                           t.straggler_counts.begin());
   for (std::size_t s = 0; s < kSlots; ++s) {
-    state.counters[fmt::format("{}_ms", kSlotNames[s])] = ms(t.straggler[s] / n);
+    state.counters[slot_counter(s)] = ms(t.straggler[s] / n);
   }
   // The executor's bookkeeping between its phases (~0.01 ms a step), and whatever the rank lost
   // there to the scheduler on a machine with more runnable threads than cores.

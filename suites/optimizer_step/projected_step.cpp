@@ -35,7 +35,7 @@ void projected_step(benchmark::State& state, const StepCase& c, const SuiteOptio
     state.counters["imbalance"] = p.compute_imbalance;
     state.counters["straggler_rank"] = p.straggler_rank;
     for (std::size_t s = 0; s < kSlots; ++s) {
-      state.counters[fmt::format("{}_ms", kSlotNames[s])] = ms(p.straggler[s]);
+      state.counters[slot_counter(s)] = ms(p.straggler[s]);
     }
     report_plan_facts(state, facts);
     std::vector<std::string> fields = {fmt::format("topology={}", p.topology),

@@ -7,13 +7,13 @@
 #include <canzona/backend/backend.hpp>
 #include <canzona/backend/host_values.hpp>
 #include <canzona/baselines/strategy.hpp>
+#include <canzona/bench/plan_settings_flags.hpp>
 #include <canzona/comm/mpi_communicator.hpp>
 #include <canzona/comm/process_groups.hpp>
 #include <canzona/config.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/core/synthetic_values.hpp>
 #include <canzona/exec/executor.hpp>
-#include <canzona/harness/preset_flags.hpp>
 #include <canzona/layout/parallel_config.hpp>
 #include <canzona/model/catalog.hpp>
 #include <canzona/optim/cost_model.hpp>
@@ -119,13 +119,13 @@ void agree_on_cache(comm::Communicator& world, sim::ComputeCache& cache) {
 // CasePlan
 
 struct PlanSettings::Impl {
-  std::unique_ptr<harness::PresetFlags> flags;
+  std::unique_ptr<bench::PlanSettingsFlags> flags;
   std::string text;
 };
 
 PlanSettings::PlanSettings(const std::string& flags) : impl_(std::make_unique<Impl>()) {
   CLI::App parser("plan settings");
-  impl_->flags = std::make_unique<harness::PresetFlags>(parser);
+  impl_->flags = std::make_unique<bench::PlanSettingsFlags>(parser);
   try {
     parser.parse(flags, /*program_name_included=*/false);
   } catch (const CLI::ParseError& e) {
@@ -152,7 +152,7 @@ namespace {
 
 // The options of a case: the strategy's sides, then the preset and its switches (applied where
 // the sides read them: the suite plans several strategies), then the optimizer.
-plan::StrategyOptions case_options(const StepCase& c, const harness::PresetFlags* settings) {
+plan::StrategyOptions case_options(const StepCase& c, const bench::PlanSettingsFlags* settings) {
   plan::StrategyOptions options;
   baselines::apply_strategy(c.strategy, options);
   if (settings) {
@@ -184,14 +184,12 @@ CasePlan::CasePlan(const StepCase& c, int gpus_per_node, const PlanSettings& set
   f.options = changed_options(
       p.options, baselines::make_step_plan(spec, config, case_options(c, nullptr)).options);
   f.imbalance = metrics.imbalance;
-  constexpr std::array<plan::Phase, kCommPhases> kPhases = {
-      plan::Phase::kGradSync, plan::Phase::kTpGather, plan::Phase::kTpScatter,
-      plan::Phase::kParamSync};
   for (const plan::RankLoad& rank : metrics.ranks) {
     f.state_bytes = std::max(f.state_bytes, static_cast<double>(rank.state_bytes));
     double sent = 0;
-    for (std::size_t i = 0; i < kCommPhases; ++i) {
-      const auto phase = static_cast<double>(rank.bytes_sent[static_cast<std::size_t>(kPhases[i])]);
+    for (std::size_t i = 0; i < kCommPhases.size(); ++i) {
+      const auto phase =
+          static_cast<double>(rank.bytes_sent[static_cast<std::size_t>(kCommPhases[i])]);
       f.max_bytes_sent[i] = std::max(f.max_bytes_sent[i], phase);
       sent += phase;
     }

@@ -11,6 +11,8 @@
 #include "step_case.hpp"
 
 #include <canzona/comm/communicator.hpp>
+#include <canzona/exec/step_timer.hpp>
+#include <canzona/plan/step_plan.hpp>
 
 #include <array>
 #include <cstdint>
@@ -30,17 +32,20 @@ struct ProcessGroups;
 
 namespace canzona::bench::step {
 
-/// The executor's timer slots, in its order.
-inline constexpr std::size_t kSlots = 7;
-inline constexpr std::array<const char*, kSlots> kSlotNames = {
-    "grad_sync", "tp_gather", "compute", "tp_scatter", "param_sync", "update", "idle"};
+/// The executor's timer slots, in exec::TimerSlot order; each is reported as the counter
+/// `<exec::to_string(slot)>_ms`.
+inline constexpr std::size_t kSlots = exec::kTimerSlots;
 /// The slot that is part of the others (time blocked on collectives), not a phase of its own.
-inline constexpr std::size_t kIdleSlot = 6;
+inline constexpr std::size_t kIdleSlot = static_cast<std::size_t>(exec::TimerSlot::kIdle);
+/// The counter of slot `s`.
+inline std::string slot_counter(std::size_t s) {
+  return std::string(exec::to_string(static_cast<exec::TimerSlot>(s))) + "_ms";
+}
 
-/// The plan's phases that move bytes, and their names.
-inline constexpr std::size_t kCommPhases = 4;
-inline constexpr std::array<const char*, kCommPhases> kCommPhaseNames = {
-    "grad_sync", "tp_gather", "tp_scatter", "param_sync"};
+/// The plan's phases that move bytes; each is reported as `<plan::to_string(phase)>_bytes`.
+inline constexpr std::array<plan::Phase, 4> kCommPhases = {
+    plan::Phase::kGradSync, plan::Phase::kTpGather, plan::Phase::kTpScatter,
+    plan::Phase::kParamSync};
 
 /// What a plan says about itself; the same on every rank and in every run.
 struct PlanFacts {
@@ -50,8 +55,8 @@ struct PlanFacts {
   std::string options;
   double imbalance = 1;    ///< max / mean of the matrix cost over all ranks
   double state_bytes = 0;  ///< optimizer state of the fullest rank (matrices + AdamW)
-  std::array<double, kCommPhases> max_bytes_sent{};  ///< per phase, the busiest rank's bytes
-  double comm_bytes = 0;                             ///< the busiest rank's bytes over all phases
+  std::array<double, kCommPhases.size()> max_bytes_sent{};  ///< per phase, the busiest rank's bytes
+  double comm_bytes = 0;     ///< the busiest rank's bytes over all phases
   int refresh_interval = 1;  ///< Shampoo roots / SOAP eigenbases every this many steps
 };
 

@@ -5,14 +5,7 @@
 #include <canzona/layout/parallel_config.hpp>
 #include <canzona/model/catalog.hpp>
 
-#include <fmt/format.h>
-
 namespace canzona::bench::step {
-
-std::string benchmark_name(const StepCase& c) {
-  return fmt::format("OptimizerStep/{}/{}/{}/gpus:{}/dp:{}/tp:{}{}", c.optimizer, c.strategy,
-                     c.model, c.gpus(), c.dp, c.tp, c.projected ? "/projected" : "");
-}
 
 std::vector<StepCase> measured_cases(const CaseGrid& grid, int ranks) {
   std::vector<StepCase> cases;

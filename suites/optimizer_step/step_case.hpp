@@ -6,24 +6,20 @@
 //   OptimizerStep/<optimizer>/<strategy>/<model>/gpus:<n>/dp:<d>/tp:<t>/projected   projected
 #pragma once
 
+#include <canzona/bench/benchmark_name.hpp>
+
 #include <string>
 #include <vector>
 
 namespace canzona::bench::step {
 
-/// One row of the suite.
-struct StepCase {
-  std::string optimizer;  ///< "muon", "shampoo", "soap" (AdamW steps the other parameters)
-  std::string strategy;   ///< registry name or "<dp>+<tp>" ("canzona", "canzona+sc", ...)
-  std::string model;      ///< catalog name, possibly scaled ("qwen3-8b~d32")
-  int dp = 1;
-  int tp = 1;
-  bool projected = false;  ///< costed by the projector instead of run on this job's ranks
-  int gpus() const { return dp * tp; }
-};
+/// One row of the suite: optimizer ("muon", "shampoo", "soap"; AdamW steps the other
+/// parameters), strategy (registry name or "<dp>+<tp>"), model (catalog name, possibly scaled:
+/// "qwen3-8b~d32"), (dp, tp), measured or projected.
+using StepCase = DistributedCase;
 
 /// The benchmark name of a case (see the file comment).
-std::string benchmark_name(const StepCase& c);
+inline std::string benchmark_name(const StepCase& c) { return optimizer_step_name(c); }
 
 /// What the suite registers, as read from its flags (suite_options.cpp).
 struct CaseGrid {

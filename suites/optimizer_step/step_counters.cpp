@@ -10,8 +10,9 @@ namespace canzona::bench::step {
 void report_plan_facts(benchmark::State& state, const PlanFacts& facts) {
   state.counters["plan_imbalance"] = facts.imbalance;
   state.counters["state_bytes"] = facts.state_bytes;
-  for (std::size_t i = 0; i < kCommPhases; ++i) {
-    state.counters[fmt::format("{}_bytes", kCommPhaseNames[i])] = facts.max_bytes_sent[i];
+  for (std::size_t i = 0; i < kCommPhases.size(); ++i) {
+    state.counters[fmt::format("{}_bytes", plan::to_string(kCommPhases[i]))] =
+        facts.max_bytes_sent[i];
   }
   state.counters["comm_bytes"] = facts.comm_bytes;
 }

@@ -4,29 +4,20 @@
 
 #include "suite_flags.hpp"
 
-#include <string_view>
+#include <canzona/bench/presets.hpp>
 
 namespace canzona::bench::step {
-namespace {
-
-// Real steps on full shapes need a GPU; a CPU steps Qwen3-shaped models scaled down (lib/model).
-constexpr std::string_view kCpuModels = "qwen3-0.6b~d16,qwen3-8b~d32,qwen3-30b-a3b~d32";
-constexpr std::string_view kGpuModels =
-    "qwen3-0.6b,qwen3-1.7b,qwen3-4b,qwen3-8b,qwen3-14b,qwen3-32b,qwen3-30b-a3b";
-constexpr std::string_view kAllModels =
-    "qwen3-0.6b,qwen3-1.7b,qwen3-4b,qwen3-8b,qwen3-14b,qwen3-32b,qwen3-30b-a3b,qwen3-235b-a22b";
-
-}  // namespace
-
 SuiteOptions read_suite_options() {
   SuiteOptions o;
   o.backend = suite_backend_flag();
+  // The preset's grid (lib/bench), or the suite's own; each flag given replaces one list.
+  const StepGridSpec defaults = step_suite_grid(suite_text_flag("preset", ""), o.backend);
   CaseGrid& g = o.grid;
-  g.optimizers = suite_list_flag("optimizers", "muon,shampoo,soap");
-  g.strategies = suite_list_flag("strategies", "canzona,sc,layerwise,zero1,asc,canzona+sc");
-  g.models = suite_list_flag("models", o.backend == "cuda" ? kGpuModels : kCpuModels);
-  g.projected_models = suite_list_flag("projected_models", kAllModels);
-  g.projected_gpus = suite_whole_list_flag("projected_gpus", "8,16,32,64,128,256,512,1024", 1);
+  g.optimizers = suite_list_flag("optimizers", defaults.optimizers);
+  g.strategies = suite_list_flag("strategies", defaults.strategies);
+  g.models = suite_list_flag("models", defaults.models);
+  g.projected_models = suite_list_flag("projected_models", defaults.projected_models);
+  g.projected_gpus = suite_whole_list_flag("projected_gpus", defaults.projected_gpus, 1);
   g.projected_tp = suite_whole_flag("projected_tp", 8, 1);
   g.gpus_per_node = suite_whole_flag("gpus_per_node", 8, 1);
   o.warmup = suite_whole_flag("warmup", 2, 0);

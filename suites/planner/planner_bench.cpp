@@ -6,6 +6,7 @@
 #include "suite.hpp"
 
 #include <canzona/baselines/strategy.hpp>
+#include <canzona/bench/benchmark_name.hpp>
 #include <canzona/layout/zero1.hpp>
 #include <canzona/model/catalog.hpp>
 #include <canzona/optim/options.hpp>
@@ -121,8 +122,7 @@ std::vector<LayoutCase> dp_plan_cases() {
 
 void register_suite() {
   for (const LayoutCase& c : layout_cases()) {
-    const std::string name =
-        fmt::format("Planner/zero1/{}/gpus:{}/dp:{}/tp:{}", c.model, c.dp * c.tp, c.dp, c.tp);
+    const std::string name = planner_name({"", "zero1", c.model, c.dp, c.tp});
     benchmark::RegisterBenchmark(name.c_str(), bm_zero1_layout, c)->Unit(benchmark::kMillisecond);
   }
   // The named strategies, and the DP sides alone (TP-SC inside every TP group), which is where
@@ -133,8 +133,7 @@ void register_suite() {
   }
   for (const std::string_view strategy : strategies) {
     for (const LayoutCase& c : dp_plan_cases()) {
-      const std::string name = fmt::format("Planner/muon/{}/{}/gpus:{}/dp:{}/tp:{}", strategy,
-                                           c.model, c.dp * c.tp, c.dp, c.tp);
+      const std::string name = planner_name({"muon", std::string(strategy), c.model, c.dp, c.tp});
       benchmark::RegisterBenchmark(name.c_str(), bm_step_plan, c, strategy)
           ->Unit(benchmark::kMillisecond);
     }

@@ -44,21 +44,13 @@ class HostTimer final : public StepTimer {
 }  // namespace
 
 std::string_view to_string(TimerSlot slot) {
-  switch (slot) {
-    case TimerSlot::kGradSync:
-      return "grad_sync";
-    case TimerSlot::kTpGather:
-      return "tp_gather";
-    case TimerSlot::kCompute:
-      return "compute";
-    case TimerSlot::kTpScatter:
-      return "tp_scatter";
-    case TimerSlot::kParamSync:
-      return "param_sync";
-    case TimerSlot::kUpdate:
-      return "update";
-    case TimerSlot::kIdle:
-      return "idle";
+  // The plan's phases keep the plan's names; only the two slots that are not plan phases are
+  // named here.
+  if (slot == TimerSlot::kUpdate) return plan::kUpdatePhaseName;
+  if (slot == TimerSlot::kIdle) return plan::kIdleName;
+  for (std::size_t i = 0; i < plan::kPhaseCount; ++i) {
+    const auto phase = static_cast<plan::Phase>(i);
+    if (slot_of(phase) == slot) return plan::to_string(phase);
   }
   throw Error("unknown TimerSlot");
 }

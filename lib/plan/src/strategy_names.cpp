@@ -89,6 +89,14 @@ std::string_view to_string(GradSync sync) { return name_of(sync, kGradSyncNames)
 std::string_view to_string(ParamSync sync) { return name_of(sync, kParamSyncNames); }
 std::string_view to_string(Phase phase) { return name_of(phase, kPhaseNames); }
 
+const std::array<std::string_view, kReportedPhaseCount>& reported_phase_names() {
+  static const std::array<std::string_view, kReportedPhaseCount> names = {
+      to_string(Phase::kGradSync),  kUpdatePhaseName,
+      to_string(Phase::kTpGather),  to_string(Phase::kCompute),
+      to_string(Phase::kTpScatter), to_string(Phase::kParamSync)};
+  return names;
+}
+
 DpStrategy parse_dp_strategy(std::string_view text) {
   return parse_name(text, "DP strategy", kDpNames);
 }

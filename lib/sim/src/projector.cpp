@@ -542,7 +542,7 @@ auto& phase_at(Phases& p, std::size_t i) {
 nlohmann::json phases_json(const PhaseTimes& p) {
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t i = 0; i < phase_names().size(); ++i) {
-    j[phase_names()[i]] = phase_ms(phase_value(p, i));
+    j[std::string(phase_names()[i])] = phase_ms(phase_value(p, i));
   }
   return j;
 }
@@ -562,10 +562,8 @@ UnevenCollectives parse_uneven_collectives(std::string_view text) {
       text));
 }
 
-const std::array<const char*, 6>& phase_names() {
-  static const std::array<const char*, 6> names = {"grad_sync", "update",     "tp_gather",
-                                                   "compute",   "tp_scatter", "param_sync"};
-  return names;
+const std::array<std::string_view, plan::kReportedPhaseCount>& phase_names() {
+  return plan::reported_phase_names();
 }
 
 double phase_value(const PhaseTimes& p, std::size_t i) { return phase_at(p, i); }
@@ -621,7 +619,7 @@ Projection project(const plan::StepPlan& plan, const Topology& topology, Compute
 nlohmann::json projection_json(const Projection& p, bool per_rank) {
   nlohmann::json phases = phases_json(p.straggler.phases);
   phases["exposed_comm"] = phase_ms(p.straggler.exposed_comm);
-  phases["idle"] = phase_ms(p.straggler.idle);
+  phases[std::string(plan::kIdleName)] = phase_ms(p.straggler.idle);
   nlohmann::json j = {{"strategy", p.strategy},
                       {"projection", true},
                       {"topology", p.topology},

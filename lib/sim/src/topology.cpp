@@ -59,14 +59,15 @@ DeviceProfile hopper(std::string name, double hbm_gbps) {
   // Peers §8.2 assume 60 % of peak for Newton–Schulz GEMMs (PyTorch reaches ~48 %, DESIGN's
   // target is >= 70 % of a cuBLAS GEMM at the same shape, itself ~75–80 % of peak).
   d.gemm_efficiency = 0.6;
-  d.solver_tflops = 5.0;  // ⚠️ assumption: cuSOLVER syevd / QR at n ≈ 5k, not in the research
+  d.solver_tflops =
+      5.0;  // ⚠️ assumption: cuSOLVER syevd / QR at n ≈ 5k, no published figure found
   d.hbm_gbps = hbm_gbps;
   d.step_overhead_us = 20.0;  // ~15 kernels per matrix step at ~1.5 µs launch gap each
   return d;
 }
 
 // Per-NIC busbw of ring-type collectives vs node count for 8 × 400 Gb/s NDR rails, from
-// published nccl-tests runs (research/qwen3-and-hardware.md §2.2-2.3): 2 nodes 46-49 GB/s
+// published nccl-tests runs: 2 nodes 46-49 GB/s
 // (NVIDIA/nccl-tests #290, #267, #319: "46-48GB/s per NIC", "48-49GB/s"); 4 nodes × 8 H100
 // all_reduce 365.84 GB/s busbw = 45.7 per NIC (#309); 248 nodes × 8 H200 all_reduce "typically
 // around 350G" = 43.75 per NIC, at times below 300 (#283). No published run between 4 and 248
@@ -84,7 +85,8 @@ Topology dgx_hopper(std::string name, std::string gpu, double hbm_gbps) {
   t.inter_node.busbw_by_nodes = ndr_busbw_by_nodes();
   t.device = hopper(gpu, hbm_gbps);
   t.provenance = {
-      "preset: research/qwen3-and-hardware.md §2.1-2.7 (not measured here)",
+      "preset: NVIDIA datasheet peaks and published nccl-tests bus bandwidths (lib/sim/README.md, "
+      "not measured here)",
       "inter-node per-NIC busbw by node count (ring-type collectives): 2 nodes 48, "
       "4 nodes 45.7, 248 nodes 43.75 GB/s from NVIDIA/nccl-tests issues #290/#267/#319, "
       "#309, #283; piecewise linear in log2(nodes)"};
@@ -109,7 +111,9 @@ Topology dgx_a100() {
   d.hbm_gbps = 2039.0;
   d.step_overhead_us = 20.0;
   t.device = d;
-  t.provenance = {"preset: research/qwen3-and-hardware.md §2.1-2.7 (not measured here)"};
+  t.provenance = {
+      "preset: NVIDIA datasheet peaks and published nccl-tests bus bandwidths (lib/sim/README.md, "
+      "not measured here)"};
   return t;
 }
 

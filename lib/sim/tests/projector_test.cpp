@@ -276,7 +276,9 @@ TEST_F(ProjectorTest, JsonIsLabelledAsAProjection) {
   EXPECT_EQ(j["topology"], "small-nodes");
   EXPECT_EQ(j["strategy"], "canzona");
   EXPECT_EQ(j["uneven_collectives"], "grouped");
-  for (const char* phase : phase_names()) EXPECT_TRUE(j["phases"].contains(phase)) << phase;
+  for (const std::string_view phase : phase_names()) {
+    EXPECT_TRUE(j["phases"].contains(std::string(phase))) << phase;
+  }
   EXPECT_TRUE(j["phases"].contains("exposed_comm"));
   EXPECT_FALSE(j.contains("ranks"));
 }

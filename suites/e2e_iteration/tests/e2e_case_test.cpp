@@ -1,13 +1,13 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The end-to-end suite's names through harness::parse_benchmark_name (the parser compare,
+// The end-to-end suite's names through bench::parse_benchmark_name (the parser compare,
 // table and validate use) and back, its case grid, and the relations of a projected iteration.
 #include "e2e_case.hpp"
 #include "iteration_projection.hpp"
 
+#include <canzona/bench/benchmark_name.hpp>
 #include <canzona/core/error.hpp>
-#include <canzona/harness/benchmark_name.hpp>
 #include <canzona/testing/seed.hpp>
 
 #include <gtest/gtest.h>
@@ -35,7 +35,7 @@ TEST(E2ECase, NamesRoundTripThroughTheOneParser) {
     c.mbs = pick(1, 16);
     const std::string name = e2e::benchmark_name(c);
     SCOPED_TRACE(name + " CANZONA_TEST_SEED=" + std::to_string(seed));
-    const canzona::harness::BenchmarkName parsed = canzona::harness::parse_benchmark_name(name);
+    const canzona::bench::BenchmarkName parsed = canzona::bench::parse_benchmark_name(name);
     EXPECT_EQ(parsed.family, "E2EIteration");
     EXPECT_EQ(parsed.projected, c.step.projected);
     EXPECT_EQ(*parsed.gpus, c.step.gpus());

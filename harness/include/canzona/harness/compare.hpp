@@ -35,7 +35,7 @@ std::string_view verdict_name(Verdict verdict);
 /// True for counters that are a pure function of the benchmark's inputs (plan bytes, state
 /// bytes, plan imbalance, layout counts): any change is a change of behaviour, never noise.
 /// The list lives in results/SCHEMA.md ("Counters").
-bool is_deterministic_counter(const BenchmarkName& name, std::string_view counter);
+bool is_deterministic_counter(const bench::BenchmarkName& name, std::string_view counter);
 
 struct CompareOptions {
   double threshold = 0.05;              ///< relative change of the median that is a change

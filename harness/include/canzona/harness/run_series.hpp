@@ -6,8 +6,8 @@
 // runs through this, so they agree on what a row is.
 #pragma once
 
-#include <canzona/harness/benchmark_name.hpp>
-#include <canzona/harness/gbench_json.hpp>
+#include <canzona/bench/benchmark_name.hpp>
+#include <canzona/bench/gbench_json.hpp>
 
 #include <filesystem>
 #include <map>
@@ -21,7 +21,7 @@ namespace canzona::harness {
 /// One benchmark of a run: every repetition of it, or its aggregates when the file has only
 /// those (`--benchmark_report_aggregates_only`).
 struct Series {
-  BenchmarkName name;
+  bench::BenchmarkName name;
   std::vector<double> samples_ms;             ///< real_time of each repetition, in file order
   std::optional<double> aggregate_median_ms;  ///< from a `_median` row when there are no samples
   std::optional<double> aggregate_cv;         ///< from a `_cv` row when there are no samples
@@ -57,9 +57,9 @@ struct Run {
 
 /// Groups the rows of a benchmark file into series. Throws ConfigError for a name that does not
 /// parse (results/SCHEMA.md) or a file without benchmarks.
-Run make_run(const BenchmarkFile& file, const std::string& source);
+Run make_run(const bench::BenchmarkFile& file, const std::string& source);
 
-/// read_gbench_json + make_run.
+/// bench::read_gbench_json + make_run.
 Run read_run(const std::filesystem::path& path);
 
 /// Splits a label of `key=value` fields separated by ';' (results/SCHEMA.md). A label without

@@ -26,8 +26,8 @@ enum class TimerSlot { kGradSync, kTpGather, kCompute, kTpScatter, kParamSync, k
 /// Number of TimerSlot values.
 inline constexpr std::size_t kTimerSlots = 7;
 
-/// "grad_sync", "tp_gather", "compute", "tp_scatter", "param_sync" (as plan::to_string(Phase)),
-/// "update", "idle".
+/// The plan phase's name (plan::to_string) for a phase slot, plan::kUpdatePhaseName,
+/// plan::kIdleName.
 std::string_view to_string(TimerSlot slot);
 
 /// The slot that measures a plan phase.

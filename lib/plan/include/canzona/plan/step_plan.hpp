@@ -225,6 +225,16 @@ std::uint64_t plan_hash(const StepPlan& plan);
 enum class Phase { kGradSync, kTpGather, kCompute, kTpScatter, kParamSync };
 inline constexpr std::size_t kPhaseCount = 5;
 std::string_view to_string(Phase phase);  ///< "grad_sync", "tp_gather", ... "param_sync"
+/// The AdamW step of the element-wise buffers: no collective of its own, so not a Phase, but
+/// timed by the executor and modelled by the projector as one.
+inline constexpr std::string_view kUpdatePhaseName = "update";
+/// Time blocked on collectives: part of the phases' time, reported beside them.
+inline constexpr std::string_view kIdleName = "idle";
+/// The step's phases as every result names them, in execution order (the AdamW update follows
+/// the gradient sync): the executor's timer slots, the projector's phases, the suites'
+/// `<phase>_ms` counters, the projection tables and the plots (results/SCHEMA.md).
+inline constexpr std::size_t kReportedPhaseCount = 6;
+const std::array<std::string_view, kReportedPhaseCount>& reported_phase_names();
 
 /// The communicator a collective runs on.
 enum class Group { kDp, kTp };

@@ -35,9 +35,8 @@ struct PhaseTimes {
   double param_sync = 0;  ///< DP parameter all-gather
 };
 
-/// Names of the PhaseTimes fields in output order: "grad_sync", "update", "tp_gather",
-/// "compute", "tp_scatter", "param_sync".
-const std::array<const char*, 6>& phase_names();
+/// Names of the PhaseTimes fields in output order: plan::reported_phase_names().
+const std::array<std::string_view, plan::kReportedPhaseCount>& phase_names();
 /// The field named phase_names()[i].
 double phase_value(const PhaseTimes& phases, std::size_t i);
 

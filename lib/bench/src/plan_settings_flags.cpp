@@ -1,14 +1,14 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
-#include <canzona/harness/preset_flags.hpp>
+#include <canzona/bench/plan_settings_flags.hpp>
 
-#include "flag_checks.hpp"
+#include <canzona/bench/flag_checks.hpp>
 
 #include <canzona/core/error.hpp>
 
 #include <fmt/format.h>
 
-namespace canzona::harness {
+namespace canzona::bench {
 
 model::SplitOptions parse_split(const std::vector<std::string>& values) {
   model::SplitOptions split;
@@ -36,7 +36,7 @@ model::SplitOptions parse_split(const std::vector<std::string>& values) {
   return split;
 }
 
-PresetFlags::PresetFlags(CLI::App& cmd, const std::string& preset_flag)
+PlanSettingsFlags::PlanSettingsFlags(CLI::App& cmd, const std::string& preset_flag)
     : preset_flag_(preset_flag) {
   cmd.add_option(preset_flag, preset_,
                  fmt::format("Settings bundle, overridden by explicit flags: {} (megatron: "
@@ -72,11 +72,11 @@ PresetFlags::PresetFlags(CLI::App& cmd, const std::string& preset_flag)
       ->delimiter(',');
 }
 
-plan::Preset PresetFlags::preset() const {
+plan::Preset PlanSettingsFlags::preset() const {
   return parse_flag(preset_flag_, preset_, plan::parse_preset);
 }
 
-void PresetFlags::apply(plan::StrategyOptions& options, bool check_sides) const {
+void PlanSettingsFlags::apply(plan::StrategyOptions& options, bool check_sides) const {
   plan::apply_preset(preset(), options);
   const bool canzona_tp = options.tp == plan::TpStrategy::kCanzona;
   const bool grouped_tp = options.tp != plan::TpStrategy::kReplicated;
@@ -112,8 +112,8 @@ void PresetFlags::apply(plan::StrategyOptions& options, bool check_sides) const 
   if (!split_.empty()) options.split = parse_split(split_);
 }
 
-PresetUse PresetFlags::use() const {
-  PresetUse use;
+PlanSettingsUse PlanSettingsFlags::use() const {
+  PlanSettingsUse use;
   use.preset = preset();
   if (bucket_size_) use.overrides.push_back(fmt::format("--bucket-size {}", *bucket_size_));
   if (cost_) use.overrides.push_back(fmt::format("--cost {}", *cost_));
@@ -127,11 +127,11 @@ PresetUse PresetFlags::use() const {
   return use;
 }
 
-std::string PresetFlags::as_flags() const {
-  const PresetUse given = use();
+std::string PlanSettingsFlags::as_flags() const {
+  const PlanSettingsUse given = use();
   std::string flags = fmt::format("--preset {}", plan::to_string(given.preset));
   for (const std::string& flag : given.overrides) flags += " " + flag;
   return flags;
 }
 
-}  // namespace canzona::harness
+}  // namespace canzona::bench

@@ -3,12 +3,16 @@
 //
 // The one parser of benchmark names: every family's shape, Google Benchmark's suffixes, the
 // projected marker, and names that must be refused.
+#include <canzona/bench/benchmark_name.hpp>
 #include <canzona/core/error.hpp>
-#include <canzona/harness/benchmark_name.hpp>
 
 #include <gtest/gtest.h>
 
-namespace canzona::harness {
+#include <set>
+#include <string>
+#include <vector>
+
+namespace canzona::bench {
 namespace {
 
 TEST(BenchmarkNameTest, OptimizerStepMeasuredAndProjected) {
@@ -89,5 +93,44 @@ TEST(BenchmarkNameTest, RefusesMalformedNames) {
   expect_refused("gpus:8/x", "starts with a parameter");
 }
 
+// Writers and parser share one definition: every family has a writer, and what a writer
+// produces reads back as the parts it was given.
+TEST(BenchmarkNameTest, EveryWriterReadsBackThroughTheParser) {
+  const DistributedCase step{"soap", "canzona+sc", "qwen3-8b~d32", 4, 2, true};
+  std::vector<std::string> written = {optimizer_step_name(step), e2e_iteration_name(step, 64, 2),
+                                      planner_name({"", "zero1", "qwen3-32b", 256, 1}),
+                                      planner_name({"muon", "canzona", "qwen3-32b", 32, 8}),
+                                      kernels_name("muon", "cuda", 4096, 1024)};
+  EXPECT_EQ(written[0], "OptimizerStep/soap/canzona+sc/qwen3-8b~d32/gpus:8/dp:4/tp:2/projected");
+  EXPECT_EQ(written[1],
+            "E2EIteration/soap/canzona+sc/qwen3-8b~d32/gpus:8/dp:4/tp:2/seq:64/mbs:2/projected");
+  EXPECT_EQ(written[4], "Kernels/muon/cuda/shape:4096x1024");
+
+  std::set<std::string> families_written;
+  for (const std::string& name : written) {
+    const BenchmarkName parsed = parse_benchmark_name(name + "/repeats:3/manual_time");
+    families_written.insert(parsed.family);
+    EXPECT_EQ(format_benchmark_name(parsed), name);
+  }
+  const BenchmarkName e2e = parse_benchmark_name(written[1]);
+  EXPECT_EQ(e2e.optimizer, "soap");
+  EXPECT_EQ(e2e.strategy, "canzona+sc");
+  EXPECT_EQ(e2e.model, "qwen3-8b~d32");
+  EXPECT_EQ(e2e.gpus, 8);
+  EXPECT_TRUE(e2e.projected);
+  for (const auto& [family, pattern] : benchmark_families()) {
+    EXPECT_TRUE(families_written.contains(std::string(family))) << family << ": " << pattern;
+  }
+}
+
+TEST(BenchmarkNameTest, WritersRefuseTokensTheParserWouldSplit) {
+  for (const DistributedCase& bad : {DistributedCase{"muon", "a/b", "qwen3-8b", 1, 1, false},
+                                     DistributedCase{"muon", "canzona", "", 1, 1, false},
+                                     DistributedCase{"muon", "canzona", "dp:2", 1, 1, false},
+                                     DistributedCase{"muon", "canzona", "qwen3-8b", 0, 1, false}}) {
+    EXPECT_THROW(optimizer_step_name(bad), ConfigError) << bad.strategy << " " << bad.model;
+  }
+}
+
 }  // namespace
-}  // namespace canzona::harness
+}  // namespace canzona::bench

@@ -9,6 +9,7 @@
 
 #include <canzona/comm/agreement.hpp>
 #include <canzona/comm/communicator.hpp>
+#include <canzona/exec/step_timer.hpp>
 #include <canzona/model/spec.hpp>
 #include <canzona/optim/options.hpp>
 #include <canzona/sim/local_calibration.hpp>
@@ -42,9 +43,8 @@ struct ValidationConfig {
   std::uint64_t seed = 1;
 };
 
-/// Executor timer slots, in exec::TimerSlot order: grad_sync, tp_gather, compute, tp_scatter,
-/// param_sync, update, idle.
-inline constexpr int kExecutorSlots = 7;
+/// Executor timer slots, in exec::TimerSlot order (named by exec::to_string).
+inline constexpr std::size_t kExecutorSlots = exec::kTimerSlots;
 
 /// One strategy: its projection and the executor's measured step.
 struct ValidationRow {

@@ -2,15 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The Google Benchmark JSON reader on 1.7.1-style and newer-style documents, good and bad.
+#include <canzona/bench/gbench_json.hpp>
 #include <canzona/core/error.hpp>
-#include <canzona/harness/gbench_json.hpp>
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-namespace canzona::harness {
+namespace canzona::bench {
 namespace {
 
 nlohmann::json valid_document() {
@@ -109,4 +109,4 @@ TEST(GbenchJsonTest, ReadsFilesWithNonFiniteCountersAsAbsentCounters) {
 }
 
 }  // namespace
-}  // namespace canzona::harness
+}  // namespace canzona::bench

@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "flag_checks.hpp"
+#include <canzona/bench/flag_checks.hpp>
 
 #include <string>
 
-namespace canzona::harness {
+namespace canzona::bench {
 
 CLI::Validator integer_in(IntegerRange range) {
   return CLI::Validator(
@@ -18,4 +18,4 @@ CLI::Validator real_in(RealRange range) {
       describe(range));
 }
 
-}  // namespace canzona::harness
+}  // namespace canzona::bench

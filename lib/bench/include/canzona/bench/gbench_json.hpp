@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace canzona::harness {
+namespace canzona::bench {
 
 /// One row of the `benchmarks` array.
 struct BenchmarkRow {
@@ -62,4 +62,4 @@ BenchmarkFile read_gbench_json(const std::filesystem::path& path);
 /// real_time converted to milliseconds.
 double real_time_ms(const BenchmarkRow& row);
 
-}  // namespace canzona::harness
+}  // namespace canzona::bench

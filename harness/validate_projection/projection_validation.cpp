@@ -110,8 +110,10 @@ void measure(comm::Communicator& world, comm::ProcessGroups& groups, backend::Ba
   row.relative_error = (row.projection.step_seconds - row.measured_median) / row.measured_median;
 }
 
-constexpr std::array<const char*, kExecutorSlots> kSlotNames = {
-    "grad_sync", "tp_gather", "compute", "tp_scatter", "param_sync", "update", "idle"};
+// Milliseconds in one executor slot of a measured row.
+double slot_ms(const std::array<double, kExecutorSlots>& measured, exec::TimerSlot slot) {
+  return measured[static_cast<std::size_t>(slot)] * 1e3;
+}
 
 }  // namespace
 
@@ -200,8 +202,9 @@ nlohmann::json validation_json(const ValidationReport& r) {
   nlohmann::json rows = nlohmann::json::array();
   for (const ValidationRow& row : r.rows) {
     nlohmann::json phases = nlohmann::json::object();
-    for (std::size_t i = 0; i < kSlotNames.size(); ++i) {
-      phases[kSlotNames[i]] = row.measured_phases[i] * 1e3;
+    for (std::size_t i = 0; i < kExecutorSlots; ++i) {
+      phases[std::string(exec::to_string(static_cast<exec::TimerSlot>(i)))] =
+          row.measured_phases[i] * 1e3;
     }
     nlohmann::json steps = nlohmann::json::array();
     for (const double s : row.measured_steps) steps.push_back(s * 1e3);
@@ -238,9 +241,12 @@ std::string format_validation(const ValidationReport& r) {
     const std::string phases = fmt::format(
         "grad {:.1f}/{:.1f} upd {:.1f}/{:.1f} gath {:.1f}/{:.1f} comp {:.1f}/{:.1f} "
         "scat {:.1f}/{:.1f} param {:.1f}/{:.1f} idle -/{:.1f}",
-        p.grad_sync * 1e3, m[0] * 1e3, p.update * 1e3, m[5] * 1e3, p.tp_gather * 1e3, m[1] * 1e3,
-        p.compute * 1e3, m[2] * 1e3, p.tp_scatter * 1e3, m[3] * 1e3, p.param_sync * 1e3, m[4] * 1e3,
-        m[6] * 1e3);
+        p.grad_sync * 1e3, slot_ms(m, exec::TimerSlot::kGradSync), p.update * 1e3,
+        slot_ms(m, exec::TimerSlot::kUpdate), p.tp_gather * 1e3,
+        slot_ms(m, exec::TimerSlot::kTpGather), p.compute * 1e3,
+        slot_ms(m, exec::TimerSlot::kCompute), p.tp_scatter * 1e3,
+        slot_ms(m, exec::TimerSlot::kTpScatter), p.param_sync * 1e3,
+        slot_ms(m, exec::TimerSlot::kParamSync), slot_ms(m, exec::TimerSlot::kIdle));
     out += fmt::format("{:<12} {:>13.2f} {:>12.2f} {:>+7.1f}%   {}\n", row.strategy,
                        row.projection.step_seconds * 1e3, row.measured_median * 1e3,
                        100 * row.relative_error, phases);

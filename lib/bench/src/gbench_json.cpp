@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "canzona/harness/gbench_json.hpp"
+#include "canzona/bench/gbench_json.hpp"
 
 #include <canzona/core/error.hpp>
 #include <canzona/io/input_file.hpp>
@@ -13,7 +13,7 @@
 #include <set>
 #include <string_view>
 
-namespace canzona::harness {
+namespace canzona::bench {
 namespace {
 
 // Fields of a row the reader interprets itself; every other number is a user counter.
@@ -216,4 +216,4 @@ double real_time_ms(const BenchmarkRow& row) {
   return row.real_time;
 }
 
-}  // namespace canzona::harness
+}  // namespace canzona::bench

@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "canzona/harness/benchmark_name.hpp"
+#include "canzona/bench/benchmark_name.hpp"
 
 #include <canzona/core/error.hpp>
 
@@ -10,7 +10,7 @@
 #include <array>
 #include <charconv>
 
-namespace canzona::harness {
+namespace canzona::bench {
 namespace {
 
 // What each family's positional tokens mean, and the parameters its names must carry. A family
@@ -25,20 +25,20 @@ struct FamilyShape {
 
 const std::vector<FamilyShape>& family_shapes() {
   static const std::vector<FamilyShape> shapes = {
-      {"OptimizerStep",
+      {kOptimizerStepFamily,
        {{"optimizer", "strategy", "model"}},
        {"gpus", "dp", "tp"},
        "OptimizerStep/<optimizer>/<strategy>/<model>/gpus:<n>/dp:<d>/tp:<t>[/projected]"},
-      {"E2EIteration",
+      {kE2EIterationFamily,
        {{"optimizer", "strategy", "model"}},
        {"gpus", "dp", "tp", "seq", "mbs"},
        "E2EIteration/<optimizer>/<strategy>/<model>/gpus:<n>/dp:<d>/tp:<t>/seq:<s>/mbs:<b>"
        "[/projected]"},
-      {"Planner",
+      {kPlannerFamily,
        {{"strategy", "model"}, {"optimizer", "strategy", "model"}},
        {"gpus", "dp", "tp"},
        "Planner/[<optimizer>/]<strategy>/<model>/gpus:<n>/dp:<d>/tp:<t>"},
-      {"Kernels",
+      {kKernelsFamily,
        {{"optimizer", "backend"}},
        {"shape"},
        "Kernels/<optimizer>/<backend>/shape:<rows>x<cols>"},
@@ -180,4 +180,85 @@ BenchmarkName parse_benchmark_name(std::string_view name) {
   return parsed;
 }
 
-}  // namespace canzona::harness
+std::vector<std::pair<std::string_view, std::string_view>> benchmark_families() {
+  std::vector<std::pair<std::string_view, std::string_view>> families;
+  for (const FamilyShape& shape : family_shapes())
+    families.emplace_back(shape.family, shape.pattern);
+  return families;
+}
+
+std::string format_benchmark_name(const BenchmarkName& parts) {
+  const auto refuse = [&](std::string_view what) {
+    throw ConfigError(fmt::format("cannot write a {} benchmark name: {}", parts.family, what));
+  };
+  const auto check_token = [&](std::string_view token, bool may_hold_colon) {
+    if (token.empty() || token.find('/') != std::string_view::npos ||
+        (!may_hold_colon && token.find(':') != std::string_view::npos)) {
+      refuse(fmt::format("token '{}' is empty or holds '/'{}", token,
+                         may_hold_colon ? "" : " or ':'"));
+    }
+  };
+  check_token(parts.family, false);
+  std::string name = parts.family;
+  for (const std::string& token : parts.positional) {
+    check_token(token, false);
+    name += '/' + token;
+  }
+  for (const auto& [key, value] : parts.params) {
+    check_token(key, false);
+    check_token(value, true);
+    name += fmt::format("/{}:{}", key, value);
+  }
+  if (parts.projected) name += "/projected";
+  // The parser is the definition: a name it would refuse, or read differently, is not written.
+  const BenchmarkName back = parse_benchmark_name(name);
+  if (back.family != parts.family || back.positional != parts.positional ||
+      back.params != parts.params || back.projected != parts.projected) {
+    refuse(fmt::format("'{}' would not read back as written", name));
+  }
+  return name;
+}
+
+namespace {
+
+BenchmarkName distributed_parts(std::string_view family, const DistributedCase& c,
+                                bool with_optimizer) {
+  BenchmarkName parts;
+  parts.family = std::string(family);
+  if (with_optimizer) parts.positional.push_back(c.optimizer);
+  parts.positional.push_back(c.strategy);
+  parts.positional.push_back(c.model);
+  parts.params = {{"gpus", std::to_string(c.dp * c.tp)},
+                  {"dp", std::to_string(c.dp)},
+                  {"tp", std::to_string(c.tp)}};
+  parts.projected = c.projected;
+  return parts;
+}
+
+}  // namespace
+
+std::string optimizer_step_name(const DistributedCase& c) {
+  return format_benchmark_name(distributed_parts(kOptimizerStepFamily, c, true));
+}
+
+std::string e2e_iteration_name(const DistributedCase& c, int seq, int mbs) {
+  BenchmarkName parts = distributed_parts(kE2EIterationFamily, c, true);
+  parts.params.emplace_back("seq", std::to_string(seq));
+  parts.params.emplace_back("mbs", std::to_string(mbs));
+  return format_benchmark_name(parts);
+}
+
+std::string planner_name(const DistributedCase& c) {
+  return format_benchmark_name(distributed_parts(kPlannerFamily, c, !c.optimizer.empty()));
+}
+
+std::string kernels_name(std::string_view optimizer, std::string_view backend, std::int64_t rows,
+                         std::int64_t cols) {
+  BenchmarkName parts;
+  parts.family = std::string(kKernelsFamily);
+  parts.positional = {std::string(optimizer), std::string(backend)};
+  parts.params = {{"shape", fmt::format("{}x{}", rows, cols)}};
+  return format_benchmark_name(parts);
+}
+
+}  // namespace canzona::bench

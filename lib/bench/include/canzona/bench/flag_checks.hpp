@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace canzona::harness {
+namespace canzona::bench {
 
 /// An integer flag in `range`.
 CLI::Validator integer_in(IntegerRange range);
@@ -30,4 +30,4 @@ inline constexpr RealRange kPositive{0, std::numeric_limits<double>::max(), true
 inline constexpr RealRange kNonNegative{0, std::numeric_limits<double>::max(), false};
 inline constexpr RealRange kUnitInterval{0, 1, false};
 
-}  // namespace canzona::harness
+}  // namespace canzona::bench

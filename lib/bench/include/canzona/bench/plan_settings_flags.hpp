@@ -20,19 +20,19 @@
 #include <string_view>
 #include <vector>
 
-namespace canzona::harness {
+namespace canzona::bench {
 
 /// Which preset a plan was made with and which flags replaced its values, for the views.
-struct PresetUse {
+struct PlanSettingsUse {
   plan::Preset preset = plan::Preset::kMegatron;
   std::vector<std::string> overrides;  ///< explicit flags as given, e.g. "--cost flops"
 };
 
-class PresetFlags {
+class PlanSettingsFlags {
  public:
   /// Declares the flags on `command`; the preset itself under `preset_flag` (`run` has a
   /// --preset of its own and names this one --plan-preset).
-  explicit PresetFlags(CLI::App& command, const std::string& preset_flag = "--preset");
+  explicit PlanSettingsFlags(CLI::App& command, const std::string& preset_flag = "--preset");
 
   /// The preset; ConfigError naming --preset for an unknown name.
   plan::Preset preset() const;
@@ -45,7 +45,7 @@ class PresetFlags {
   void apply(plan::StrategyOptions& options, bool check_sides) const;
 
   /// The preset and the flags given explicitly.
-  PresetUse use() const;
+  PlanSettingsUse use() const;
 
   /// The preset and the explicit flags as `plan` takes them ("--preset megatron --cost numel"),
   /// what a command hands to another that reads the same flags.
@@ -77,4 +77,4 @@ auto parse_flag(std::string_view flag, const std::string& value, Parse&& parse) 
 /// The --split values as split options; ConfigError for an unknown part or qkv-per-head alone.
 model::SplitOptions parse_split(const std::vector<std::string>& values);
 
-}  // namespace canzona::harness
+}  // namespace canzona::bench

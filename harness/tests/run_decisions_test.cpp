@@ -3,13 +3,12 @@
 //
 // The parts of `canzona-bench run` that decide before anything is launched (presets, build type,
 // ranks, launcher) and what it makes of the suite's output (merge, summary).
-#include "run_presets.hpp"
 #include "result_checks.hpp"
 #include "run_launch.hpp"
 #include "run_report.hpp"
 
+#include <canzona/bench/gbench_json.hpp>
 #include <canzona/core/error.hpp>
-#include <canzona/harness/gbench_json.hpp>
 
 #include <gtest/gtest.h>
 
@@ -25,25 +24,6 @@ std::string config_error(const std::function<void()>& f) {
     return e.what();
   }
   return "";
-}
-
-bool has(const std::vector<std::string>& v, const std::string& item) {
-  return std::find(v.begin(), v.end(), item) != v.end();
-}
-
-TEST(RunPresetsTest, PresetsPickShapesForTheBackend) {
-  const RunPreset cpu = run_preset("smoke", "cpu", 0);
-  EXPECT_EQ(cpu.ranks, 2);
-  EXPECT_TRUE(has(cpu.suite_flags, "--canzona_models=qwen3-0.6b~d16"));
-  const RunPreset gpu = run_preset("smoke", "cuda", 8);
-  EXPECT_EQ(gpu.ranks, 8);
-  EXPECT_TRUE(has(gpu.suite_flags, "--canzona_models=qwen3-0.6b"));
-  EXPECT_GE(run_preset("nightly", "cuda", 8).repetitions, 9);
-  EXPECT_TRUE(has(run_preset("paper", "cpu", 0).suite_flags,
-                  "--canzona_projected_gpus=8,16,32,64,128,256,512,1024"));
-  const std::string unknown = config_error([] { run_preset("weekly", "cpu", 0); });
-  EXPECT_NE(unknown.find("unknown preset 'weekly'"), std::string::npos) << unknown;
-  EXPECT_NE(unknown.find("smoke, nightly, paper"), std::string::npos) << unknown;
 }
 
 TEST(RunPresetsTest, RefusesDebugBuilds) {
@@ -120,7 +100,7 @@ TEST(RunReportTest, MergesSuiteOutputsWithProvenance) {
 
 TEST(RunReportTest, SummaryMarksProjectedRows) {
   const std::string text =
-      format_run_summary(make_run(parse_gbench_json(suite_output(), "doc"), "doc"));
+      format_run_summary(make_run(bench::parse_gbench_json(suite_output(), "doc"), "doc"));
   // The median over repetitions, its cv, the imbalance, the projector's step and error.
   EXPECT_NE(text.find("OptimizerStep/muon/canzona/m~d16/gpus:2/dp:2/tp:1"), std::string::npos);
   EXPECT_NE(text.find("2.500"), std::string::npos) << text;
