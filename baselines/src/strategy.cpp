@@ -67,15 +67,20 @@ std::string strategy_name(const plan::StrategyOptions& options) {
   return fmt::format("{}+{}", plan::to_string(options.dp), plan::to_string(options.tp));
 }
 
+plan::StrategyOptions resolved_options(const layout::ParallelConfig& config,
+                                       const plan::StrategyOptions& options) {
+  plan::StrategyOptions resolved = options;
+  resolved.zero1.separate_matrix_buffer = true;
+  resolved.zero1 = layout::resolved_zero1_options(resolved.zero1, config);
+  return resolved;
+}
+
 plan::StepPlan make_step_plan(const model::ModelSpec& model, const layout::ParallelConfig& config,
                               const plan::StrategyOptions& options) {
   plan::validate(options);
-  layout::Zero1Options zero1 = options.zero1;
-  zero1.separate_matrix_buffer = true;
-  layout::Zero1Layout layout = layout::build_zero1_layout(model, config, zero1);
+  const plan::StrategyOptions resolved = resolved_options(config, options);
+  layout::Zero1Layout layout = layout::build_zero1_layout(model, config, resolved.zero1);
   std::vector<detail::DpDecision> decisions = detail::decide_dp(model, layout, options);
-  plan::StrategyOptions resolved = options;
-  resolved.zero1 = layout.options;
   return detail::compose_step_plan(strategy_name(options), model, std::move(layout), resolved,
                                    std::move(decisions));
 }

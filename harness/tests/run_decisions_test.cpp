@@ -10,6 +10,8 @@
 #include <canzona/bench/gbench_json.hpp>
 #include <canzona/core/error.hpp>
 
+#include <canzona/testing/config_error.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,14 +19,7 @@
 namespace canzona::harness {
 namespace {
 
-std::string config_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+using canzona::testing::config_error;
 
 TEST(RunPresetsTest, RefusesDebugBuilds) {
   EXPECT_EQ(config_error([] { require_release_build("Release", "x"); }), "");

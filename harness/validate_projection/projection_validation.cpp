@@ -13,6 +13,7 @@
 #include <canzona/exec/step_timer.hpp>
 #include <canzona/model/json.hpp>
 #include <canzona/plan/step_plan.hpp>
+#include <canzona/sim/cache_agreement.hpp>
 #include <canzona/sim/compute_model.hpp>
 
 #include <fmt/format.h>
@@ -29,27 +30,6 @@ double max_over_ranks(comm::Communicator& world, double value) {
   double out = 0;
   world.all_reduce(&value, &out, 1, comm::DataType::kFloat64, comm::ReduceOp::kMax).wait();
   return out;
-}
-
-// Every rank measured the same keys at the same time; average them so that every rank projects
-// with the same numbers (and a rank that happened to be descheduled does not decide alone).
-void agree_on_cache(comm::Communicator& world, ComputeCache& cache) {
-  const auto size = static_cast<double>(cache.size());
-  const double largest = max_over_ranks(world, size);
-  const double smallest = -max_over_ranks(world, -size);
-  CANZONA_CHECK(largest == smallest, "ranks measured different sets of shapes");
-  std::vector<std::string> keys;
-  std::vector<double> seconds;
-  for (const auto& [key, value] : cache.entries()) {
-    keys.push_back(key);
-    seconds.push_back(value);
-  }
-  std::vector<double> sum(seconds.size());
-  world
-      .all_reduce(seconds.data(), sum.data(), seconds.size(), comm::DataType::kFloat64,
-                  comm::ReduceOp::kSum)
-      .wait();
-  for (std::size_t i = 0; i < keys.size(); ++i) cache.insert(keys[i], sum[i] / world.size());
 }
 
 // Random values inside every entry of every buffer (padding stays zero, as the executor wants).

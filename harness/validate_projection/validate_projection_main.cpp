@@ -13,25 +13,16 @@
 #include <canzona/comm/mpi_job.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/io/atomic_file.hpp>
-#include <canzona/model/catalog.hpp>
-#include <canzona/model/json.hpp>
+#include <canzona/model/model_argument.hpp>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <string>
 
 namespace {
-
-canzona::model::ModelSpec resolve_model(const std::string& value) {
-  if (value.ends_with(".json") || std::filesystem::exists(value)) {
-    return canzona::model::load_model_spec(value);
-  }
-  return canzona::model::find_model(value);
-}
 
 int validate(canzona::comm::MpiCommunicator& world, int argc, char** argv) {
   const bool root = world.rank() == 0;
@@ -78,7 +69,7 @@ int validate(canzona::comm::MpiCommunicator& world, int argc, char** argv) {
       }
       throw canzona::ConfigError(fmt::format("{}; run with --help", e.what()));
     }
-    config.model = resolve_model(model);
+    config.model = canzona::model::resolve_model(model);
     config.optimizer.kind = canzona::optim::parse_optimizer_kind(optimizer);
     config.uneven = canzona::sim::parse_uneven_collectives(uneven);
     if (root && !out.empty()) canzona::io::resolve_write_target(out);

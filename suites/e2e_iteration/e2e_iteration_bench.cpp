@@ -5,13 +5,14 @@
 // Qwen3 model with Megatron TP, its bucketed gradient sync overlapping backward, the executor's
 // optimizer step), measured on this job's ranks (run it under mpirun), and projected onto
 // clusters larger than the job. README.md documents names, counters and flags.
+#include "case_plan.hpp"
+#include "case_projection.hpp"
 #include "e2e_case.hpp"
 #include "e2e_options.hpp"
 #include "iteration_adapter.hpp"
 #include "measured_iteration.hpp"
 #include "projected_iteration.hpp"
 #include "rank_session.hpp"
-#include "step_adapter.hpp"
 #include "suite.hpp"
 
 #include <canzona/torch_model/cuda_support.hpp>

@@ -4,8 +4,8 @@
 // The end-to-end suite's own flags (`--canzona_<name>=<value>`, see README.md).
 #pragma once
 
+#include "case_plan.hpp"
 #include "e2e_case.hpp"
-#include "step_adapter.hpp"
 
 #include <cstdint>
 #include <memory>

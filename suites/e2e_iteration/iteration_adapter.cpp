@@ -42,7 +42,6 @@ struct RankIteration::Impl {
   std::uint64_t seed = 1;
   int dp_rank = 0;
   int iterations = 0;
-  double loss = 0;
   std::unique_ptr<exec::Executor> executor;
   std::unique_ptr<comm::Communicator> model_tp;  ///< the model's own TP communicator
   std::unique_ptr<tm::Qwen3Model> model;
@@ -106,13 +105,11 @@ RankIteration::~RankIteration() = default;
 
 IterationRecord RankIteration::run(bool optimizer) {
   Impl& i = *impl_;
-  i.loss = i.iteration->run(i.next_batches(),
-                            optimizer ? tm::StepKind::kOptimizer : tm::StepKind::kGradSyncOnly);
+  i.iteration->run(i.next_batches(),
+                   optimizer ? tm::StepKind::kOptimizer : tm::StepKind::kGradSyncOnly);
   const tm::IterationTimes& t = i.iteration->last_times();
   return {t.total, t.forward, t.backward, t.step};
 }
-
-double RankIteration::last_loss() const { return impl_->loss; }
 
 void check_rank_memory(const step::CasePlan& plan, const E2ECase& c, const std::string& backend,
                        int ranks_per_host, double limit_bytes) {

@@ -7,8 +7,9 @@
 // the plain records below.
 #pragma once
 
+#include "case_plan.hpp"
 #include "e2e_case.hpp"
-#include "step_adapter.hpp"
+#include "step_job.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -42,8 +43,6 @@ class RankIteration {
   /// gradient sync overlapping the last backward, then the optimizer step (`optimizer`) or only
   /// the gradient sync (the iteration with a no-op optimizer).
   IterationRecord run(bool optimizer);
-  /// This DP rank's mean loss in the last iteration.
-  double last_loss() const;
 
  private:
   struct Impl;

@@ -6,9 +6,10 @@
 // projection, never a measurement.
 #pragma once
 
+#include "case_plan.hpp"
+#include "case_projection.hpp"
 #include "e2e_case.hpp"
 #include "iteration_counters.hpp"
-#include "step_adapter.hpp"
 
 #include <string>
 

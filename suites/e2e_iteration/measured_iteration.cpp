@@ -2,12 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measured_iteration.hpp"
 
+#include "case_plan.hpp"
 #include "iteration_adapter.hpp"
 #include "iteration_counters.hpp"
 #include "rank_session.hpp"
 #include "rank_stats.hpp"
-#include "step_adapter.hpp"
 #include "step_counters.hpp"
+#include "step_job.hpp"
 
 #include <canzona/core/error.hpp>
 

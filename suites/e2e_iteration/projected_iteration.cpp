@@ -2,9 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "projected_iteration.hpp"
 
+#include "case_plan.hpp"
+#include "case_projection.hpp"
 #include "iteration_counters.hpp"
 #include "iteration_projection.hpp"
-#include "step_adapter.hpp"
 #include "step_counters.hpp"
 
 #include <canzona/core/error.hpp>

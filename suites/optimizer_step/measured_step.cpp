@@ -2,9 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measured_step.hpp"
 
+#include "case_plan.hpp"
+#include "case_projection.hpp"
 #include "rank_session.hpp"
 #include "rank_stats.hpp"
-#include "step_adapter.hpp"
+#include "rank_stepper.hpp"
 #include "step_counters.hpp"
 
 #include <canzona/core/error.hpp>

@@ -4,11 +4,13 @@
 // Optimizer-step suite: one distributed optimizer step of every strategy, measured on this job's
 // ranks (run it under mpirun, one process per rank or GPU), and projected onto clusters larger
 // than the job. README.md documents names, counters and flags.
+#include "case_plan.hpp"
+#include "case_projection.hpp"
 #include "measured_step.hpp"
 #include "projected_step.hpp"
 #include "rank_session.hpp"
-#include "step_adapter.hpp"
 #include "step_case.hpp"
+#include "step_job.hpp"
 #include "suite.hpp"
 #include "suite_options.hpp"
 

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "projected_step.hpp"
 
-#include "step_adapter.hpp"
+#include "case_plan.hpp"
+#include "case_projection.hpp"
 #include "step_counters.hpp"
 
 #include <canzona/core/error.hpp>

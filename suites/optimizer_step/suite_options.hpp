@@ -4,7 +4,7 @@
 // The optimizer-step suite's own flags (`--canzona_<name>=<value>`, see README.md).
 #pragma once
 
-#include "step_adapter.hpp"
+#include "case_plan.hpp"
 #include "step_case.hpp"
 
 #include <cstdint>

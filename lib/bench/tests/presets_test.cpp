@@ -5,21 +5,14 @@
 #include <canzona/bench/presets.hpp>
 #include <canzona/core/error.hpp>
 
-#include <gtest/gtest.h>
+#include <canzona/testing/config_error.hpp>
 
-#include <functional>
+#include <gtest/gtest.h>
 
 namespace canzona::bench {
 namespace {
 
-std::string config_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+using canzona::testing::config_error;
 
 TEST(PresetsTest, PresetsPickShapesForTheBackend) {
   const RunPreset cpu = run_preset("smoke", "cpu", 0);

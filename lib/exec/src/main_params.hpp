@@ -52,8 +52,6 @@ class MainParams {
   /// No-op for fp32 parameters.
   void publish() const;
 
-  bool copies_params() const noexcept { return copies_params_; }
-
  private:
   void add(std::size_t buffer, std::int64_t begin, std::int64_t end);
   const OwnedRange& find(std::size_t buffer, std::int64_t element) const;

@@ -80,6 +80,11 @@ std::int64_t default_bucket_size(int dp) {
   return std::max<std::int64_t>(40'000'000, std::int64_t{1'000'000} * dp);
 }
 
+Zero1Options resolved_zero1_options(Zero1Options options, const ParallelConfig& config) {
+  if (options.bucket_size == 0) options.bucket_size = default_bucket_size(config.dp);
+  return options;
+}
+
 std::int64_t bucket_alignment(int dp, bool pad_for_high_nccl_busbw) {
   std::int64_t a = std::lcm(std::int64_t{dp}, std::int64_t{128});
   if (pad_for_high_nccl_busbw) {
@@ -108,10 +113,7 @@ Zero1Layout build_zero1_layout(const model::ModelSpec& model, const ParallelConf
   Zero1Layout layout;
   layout.model = model.name;
   layout.config = config;
-  layout.options = options;
-  if (layout.options.bucket_size == 0) {
-    layout.options.bucket_size = default_bucket_size(config.dp);
-  }
+  layout.options = resolved_zero1_options(options, config);
   layout.params = model::parameters(model, model::ParamLayout::kMegatron);
 
   // Group indices (model order kept within each group): dense vs expert, matrix vs the rest.

@@ -233,4 +233,28 @@ std::string MeasuredCompute::description() const {
       backend_.name(), options_.steps, options_.warmup_steps);
 }
 
+ComputeSource cost_model_source(const Topology& topology, double gemm_efficiency,
+                                std::string_view remedy) {
+  if (!topology.device) {
+    throw ConfigError(
+        fmt::format("topology '{}' has no device profile; {}", topology.name, remedy));
+  }
+  DeviceProfile device = *topology.device;
+  if (gemm_efficiency > 0) device.gemm_efficiency = gemm_efficiency;
+  ComputeSource source;
+  source.model = std::make_unique<CostModelCompute>(device);
+  return source;
+}
+
+ComputeSource measured_source(const std::string& backend_name, MeasureOptions options,
+                              const std::string& cache_file) {
+  ComputeSource source;
+  source.backend = backend::make_backend(backend_name);
+  source.cache = std::make_unique<ComputeCache>(backend_name);
+  if (!cache_file.empty()) source.cache->load(cache_file);
+  source.model =
+      std::make_unique<MeasuredCompute>(*source.backend, std::move(options), source.cache.get());
+  return source;
+}
+
 }  // namespace canzona::sim

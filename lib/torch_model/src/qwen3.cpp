@@ -98,10 +98,10 @@ Qwen3Model::Qwen3Model(model::ModelSpec spec, TensorParallelGroup group, ModelOp
   try {
     validate_tp(spec_, tp);
     validate(shape_, spec_);
-    memory_ = estimate_memory(spec_, tp, shape_, static_cast<int>(c10::elementSize(dtype_)),
-                              compat::kFusedAttention);
+    const MemoryEstimate memory = estimate_memory(
+        spec_, tp, shape_, static_cast<int>(c10::elementSize(dtype_)), compat::kFusedAttention);
     if (!device_.is_meta()) {
-      check_fits(memory_, available_bytes(options), spec_, tp, shape_, device_.str());
+      check_fits(memory, available_bytes(options), spec_, tp, shape_, device_.str());
     }
   } catch (...) {
     failure = std::current_exception();

@@ -34,6 +34,12 @@ void apply_strategy(std::string_view name, plan::StrategyOptions& options);
 /// "<dp>+<tp>" (e.g. "static+asc").
 std::string strategy_name(const plan::StrategyOptions& options);
 
+/// The options make_step_plan builds a plan for `config` with, and the plan's `options` hold:
+/// the ZeRO-1 options resolved for `config` (separate matrix buffer, bucket size following dp).
+/// What a plan's options are compared against without building a second plan.
+plan::StrategyOptions resolved_options(const layout::ParallelConfig& config,
+                                       const plan::StrategyOptions& options);
+
 /// Builds the plan: validates the options and the parallel config against the model, builds the
 /// ZeRO-1 layout (separate matrix buffer), decides the DP side of every matrix buffer
 /// (alpha-balanced / static / replicated / layer-wise on the options' cost) and composes the TP

@@ -37,6 +37,10 @@ struct Zero1Options {
 /// Megatron's default bucket size for `dp` ranks: max(40'000'000, 1'000'000·dp).
 std::int64_t default_bucket_size(int dp);
 
+/// The options a layout for `config` is built with: a bucket_size of 0 becomes
+/// default_bucket_size(dp). What Zero1Layout::options holds.
+Zero1Options resolved_zero1_options(Zero1Options options, const ParallelConfig& config);
+
 /// Alignment of every bucket end: lcm(dp, 128), or lcm(dp, 128, 65536) with high-busbw padding.
 std::int64_t bucket_alignment(int dp, bool pad_for_high_nccl_busbw);
 

@@ -131,4 +131,23 @@ class MeasuredCompute final : public ComputeModel {
   int measurements_ = 0;
 };
 
+/// A compute model with what it runs on. The one place that chooses between the two kinds:
+/// the cost model of a topology's device profile, or steps measured on a backend of its own.
+struct ComputeSource {
+  std::unique_ptr<backend::Backend> backend;  ///< measured: where the steps run
+  std::unique_ptr<ComputeCache> cache;        ///< measured: what was measured so far
+  std::unique_ptr<ComputeModel> model;
+};
+
+/// The cost model of `topology`'s device profile, at `gemm_efficiency` when it is > 0.
+/// ConfigError when the topology has no profile: "<topology name> has no device profile; " +
+/// `remedy`.
+ComputeSource cost_model_source(const Topology& topology, double gemm_efficiency,
+                                std::string_view remedy);
+
+/// Steps measured on a new backend `backend_name` ("cpu" or "cuda"), cached in memory (merged
+/// with `cache_file` when it is not empty).
+ComputeSource measured_source(const std::string& backend_name, MeasureOptions options,
+                              const std::string& cache_file = "");
+
 }  // namespace canzona::sim

@@ -87,7 +87,6 @@ class Qwen3Model {
   at::Device device() const noexcept { return device_; }
   at::ScalarType dtype() const noexcept { return dtype_; }
   const RunShape& run_shape() const noexcept { return shape_; }
-  const MemoryEstimate& memory_estimate() const noexcept { return memory_; }
   /// This rank's rows of the padded vocabulary.
   const VocabShard& vocab_shard() const noexcept { return vocab_; }
 
@@ -130,7 +129,6 @@ class Qwen3Model {
   at::Device device_;
   at::ScalarType dtype_;
   RunShape shape_;
-  MemoryEstimate memory_;
   VocabShard vocab_;
   std::vector<model::ParamSpec> specs_;
   std::vector<at::Tensor> params_;

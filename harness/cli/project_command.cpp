@@ -7,8 +7,8 @@
 // on a local backend; collectives come from the topology's alpha-beta model.
 #include <canzona/bench/flag_checks.hpp>
 #include <canzona/bench/plan_settings_flags.hpp>
+#include <canzona/model/model_argument.hpp>
 #include "commands.hpp"
-#include "model_argument.hpp"
 #include "optimizer_flags.hpp"
 #include "project_report.hpp"
 
@@ -93,21 +93,14 @@ plan::StrategyOptions strategy_options(const ProjectOptions& o, const std::strin
 
 // The compute source: the cost model needs the topology's device profile; measuring needs a
 // local backend. "auto" prefers the device profile (a projection onto hardware we do not have).
-struct ComputeSource {
-  std::unique_ptr<backend::Backend> backend;
-  std::unique_ptr<sim::ComputeCache> cache;
-  std::unique_ptr<sim::ComputeModel> model;
-};
-
 bool measures(const ProjectOptions& o, const sim::Topology& topology) {
   return o.compute == "measured" || (o.compute == "auto" && !topology.device);
 }
 
 // Cost-model compute at GEMM efficiency `efficiency` (0: the topology's own), or measured
 // compute on the local backend.
-ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topology,
-                           double efficiency) {
-  ComputeSource source;
+sim::ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topology,
+                                double efficiency) {
   if (measures(o, topology)) {
     // Measuring runs real optimizer steps on this machine, one shape after another, for seconds
     // to minutes; say what is measured, why, and how to avoid repeating it.
@@ -123,20 +116,10 @@ ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topolog
         o.compute_cache.empty() ? "; --compute-cache FILE keeps the results for the next run"
                                 : fmt::format(", cached in {}", o.compute_cache));
   } else {
-    if (!topology.device) {
-      throw ConfigError(fmt::format(
-          "--compute cost-model needs a device profile, but topology '{}' has none; add a "
-          "\"device\" section to the topology file or use --compute measured",
-          topology.name));
-    }
-    sim::DeviceProfile device = *topology.device;
-    if (efficiency > 0) device.gemm_efficiency = efficiency;
-    source.model = std::make_unique<sim::CostModelCompute>(device);
-    return source;
+    return sim::cost_model_source(topology, efficiency,
+                                  "--compute cost-model needs one: add a \"device\" section to "
+                                  "the topology file or use --compute measured");
   }
-  source.backend = backend::make_backend(o.backend);
-  source.cache = std::make_unique<sim::ComputeCache>(o.backend);
-  if (!o.compute_cache.empty()) source.cache->load(o.compute_cache);
   sim::MeasureOptions measure;
   measure.steps = o.measure_steps;
   const auto start = std::chrono::steady_clock::now();
@@ -145,9 +128,7 @@ ComputeSource make_compute(const ProjectOptions& o, const sim::Topology& topolog
     std::clog << fmt::format("project: [{} measured, {:.0f} s] {}: {:.3f} ms per step\n", shapes,
                              elapsed.count(), key, seconds * 1e3);
   };
-  source.model =
-      std::make_unique<sim::MeasuredCompute>(*source.backend, measure, source.cache.get());
-  return source;
+  return sim::measured_source(o.backend, measure, o.compute_cache);
 }
 
 // --strategy as a list: "a,b" and repeated flags, split here rather than by CLI11, which drops
@@ -233,7 +214,7 @@ std::string settings_line(const plan::StepPlan& plan) {
 
 int project(const ProjectOptions& o, std::ostream& out) {
   check_flags(o);
-  const model::ModelSpec spec = resolve_model(o.model);
+  const model::ModelSpec spec = model::resolve_model(o.model);
   const sim::Topology topology = sim::resolve_topology(o.topology);
   const layout::ParallelConfig config = parallel_config(o, spec, topology);
   // Plans first: every flag error surfaces before any (possibly slow) measurement.
@@ -249,7 +230,7 @@ int project(const ProjectOptions& o, std::ostream& out) {
   std::vector<ProjectionBand> bands;
   ProjectionContext context;
   for (const double efficiency : efficiencies) {
-    ComputeSource compute = make_compute(o, topology, efficiency);
+    sim::ComputeSource compute = make_compute(o, topology, efficiency);
     ProjectionBand band;
     band.efficiency = efficiency;
     for (const plan::StepPlan& plan : plans) {

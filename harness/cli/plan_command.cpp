@@ -5,13 +5,13 @@
 // which matrix, the bucket cuts, the bytes every rank moves — and how balanced it is.
 #include <canzona/baselines/strategy.hpp>
 #include <canzona/harness/cli.hpp>
+#include <canzona/model/model_argument.hpp>
 
 #include <chrono>
 #include <memory>
 #include <ostream>
 
 #include "commands.hpp"
-#include "model_argument.hpp"
 #include "plan_flags.hpp"
 #include "plan_json.hpp"
 #include "plan_report.hpp"
@@ -22,7 +22,7 @@ namespace {
 
 PlanReport make_report(const PlanFlags& flags) {
   PlanReport report;
-  report.model = resolve_model(flags.model());
+  report.model = model::resolve_model(flags.model());
   const layout::ParallelConfig config = flags.parallel_config(report.model);
   const plan::StrategyOptions options = flags.strategy_options();
   const auto start = std::chrono::steady_clock::now();

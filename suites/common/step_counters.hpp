@@ -5,7 +5,7 @@
 // README.md lists every counter).
 #pragma once
 
-#include "step_adapter.hpp"
+#include "case_plan.hpp"
 
 #include <benchmark/benchmark.h>
 
