@@ -3,9 +3,9 @@
 //
 // The one main() of every suite: checks and parses Google Benchmark flags, records provenance in
 // the JSON context (git sha, build type, backends, device, MPI), registers the suite and runs it,
-// on every rank of the job with rank 0 reporting (rank_session.hpp). Every flag error, an empty
-// selection and an unwritable output are exit code 2 with a message; an existing --benchmark_out
-// file is replaced only by a complete run.
+// on every rank of the job with rank 0 reporting (rank_session.hpp), inside comm::run_mpi_job.
+// Every flag error, an empty selection and an unwritable output are exit code 2 with a message;
+// an existing --benchmark_out file is replaced only by a complete run.
 #include "benchmark_args.hpp"
 #include "device_versions.hpp"
 #include "rank_session.hpp"
@@ -20,14 +20,16 @@
 
 #include <benchmark/benchmark.h>
 
+#if CANZONA_WITH_MPI
+#include <canzona/comm/mpi_job.hpp>
+#endif
+
 #include <cstdio>
-#include <memory>
 #include <string>
 
 namespace {
 
 constexpr int kExitUsage = 2;
-constexpr int kExitInternal = 3;
 
 void add_provenance_context() {
   benchmark::AddCustomContext("canzona_version", CANZONA_VERSION);
@@ -45,42 +47,46 @@ void add_provenance_context() {
   benchmark::AddCustomContext("gpu_name", gpus > 0 ? canzona::cuda_device_name(0) : "none");
 }
 
-// `session` outlives run() so that MPI is finalised after the exit code is known.
-int run(int argc, char** argv, std::unique_ptr<canzona::bench::RankSession>& session) {
+// The suite on this rank: flags, provenance, registration, the run; 0 or kExitUsage, the same on
+// every rank. Errors are exceptions (ConfigError for bad input).
+int run_suite(int argc, char** argv) {
   canzona::bench::take_suite_flags(argc, argv);
   // Before the flags are checked: on every rank but 0 the session drops --benchmark_out.
-  session = std::make_unique<canzona::bench::RankSession>(argc, argv);
+  canzona::bench::RankSession session(argc, argv);
   canzona::bench::BenchmarkArgs args(argc, argv);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitUsage;
   add_provenance_context();
-  session->add_context();
+  session.add_context();
   canzona::bench::add_device_versions_context();
   canzona::bench::register_suite();
   if (const std::string unused = canzona::bench::unused_suite_flags(); !unused.empty()) {
     throw canzona::ConfigError("this suite has no flag " + unused);
   }
-  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(session->display_reporter());
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(session.display_reporter());
   benchmark::Shutdown();
-  args.commit(session->job_benchmark_count(ran));
+  args.commit(session.job_benchmark_count(ran));
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::unique_ptr<canzona::bench::RankSession> session;
+#if CANZONA_WITH_MPI
+  // The one multi-rank job life cycle (lib/comm): a failure on any rank ends the whole job.
+  return canzona::comm::run_mpi_job(
+      argc, argv, [&](canzona::comm::MpiCommunicator&) { return run_suite(argc, argv); });
+#else
   int code = 0;
   try {
-    code = run(argc, argv, session);
+    code = run_suite(argc, argv);
   } catch (const canzona::ConfigError& e) {
-    if (canzona::bench::job_size() > 1) canzona::bench::abort_job(e.what(), 2);
     std::fprintf(stderr, "error: %s\n", e.what());
     code = kExitUsage;
   } catch (const std::exception& e) {
-    if (canzona::bench::job_size() > 1) canzona::bench::abort_job(e.what(), 3);
     std::fprintf(stderr, "internal error: %s\n", e.what());
-    code = kExitInternal;
+    code = 3;  // an internal error
   }
   return canzona::finish_standard_output(code, kExitUsage);
+#endif
 }

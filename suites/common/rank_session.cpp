@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <ostream>
 #include <set>
 #include <streambuf>
@@ -82,16 +83,11 @@ bool is_output_flag(std::string_view arg) {
 }  // namespace
 
 struct RankSession::Impl {
-#if CANZONA_WITH_MPI
-  explicit Impl(int& argc, char**& argv) : runtime(&argc, &argv) {}
-  comm::MpiRuntime runtime;
-#else
-  Impl(int&, char**&) {}
-#endif
   SilentReporter silent;
+  int exceptions_at_start = std::uncaught_exceptions();
 };
 
-RankSession::RankSession(int& argc, char**& argv) : impl_(std::make_unique<Impl>(argc, argv)) {
+RankSession::RankSession(int& argc, char**& argv) : impl_(std::make_unique<Impl>()) {
 #if CANZONA_WITH_MPI
   MPI_Comm_rank(MPI_COMM_WORLD, &job().rank);
   MPI_Comm_size(MPI_COMM_WORLD, &job().size);
@@ -109,6 +105,9 @@ RankSession::RankSession(int& argc, char**& argv) : impl_(std::make_unique<Impl>
 }
 
 RankSession::~RankSession() {
+  // Left by an exception in a job of several ranks: comm::run_mpi_job is about to end the whole
+  // job; releasing communicators (collective) would wait for ranks that will never come.
+  if (std::uncaught_exceptions() > impl_->exceptions_at_start && job().size > 1) return;
   auto& hooks = job().end_hooks;
   while (!hooks.empty()) {
     const std::function<void()> hook = std::move(hooks.back());

@@ -15,9 +15,10 @@
 
 namespace canzona::bench {
 
-/// Lives for the whole main(). In a build with MPI it initialises MPI (a process started without
-/// a launcher is a job of one rank) and finalises it on destruction, after the hooks given to
-/// on_job_end. Without MPI every process is a job of one rank.
+/// Lives for the whole run of a suite on this rank, inside comm::run_mpi_job (which starts and
+/// ends MPI; a process started without a launcher is a job of one rank). On destruction it runs
+/// the hooks given to on_job_end, except when an exception leaves it in a job of several ranks
+/// (the job is then ended by MPI_Abort). Without MPI every process is a job of one rank.
 class RankSession {
  public:
   /// Call before Google Benchmark sees argv: on every rank but 0 it removes --benchmark_out and

@@ -32,6 +32,20 @@ void abort_job(const char* what, int exit_code) noexcept {
   std::_Exit(exit_code);  // MPI_Abort does not return; this is for the compiler and odd MPIs
 }
 
+namespace {
+
+// This rank's failure: the whole job's end (MPI_Abort), or in a job of one rank its exit code.
+int fail(const char* what, const char* kind, int exit_code) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1) abort_job(what, exit_code);
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s: %s\n", kind, what);
+  return exit_code;
+}
+
+}  // namespace
+
 int run_mpi_job(int argc, char** argv, const std::function<int(MpiCommunicator& world)>& body) {
   MpiRuntime runtime(&argc, &argv);
   int code = 0;
@@ -46,11 +60,11 @@ int run_mpi_job(int argc, char** argv, const std::function<int(MpiCommunicator& 
     // A rank that stopped after its last collective would otherwise hang MPI_Finalize.
     world->barrier().wait();
   } catch (const ConfigError& e) {
-    abort_job(e.what(), 2);
+    code = fail(e.what(), "error", 2);
   } catch (const std::exception& e) {
-    abort_job(e.what(), 3);
+    code = fail(e.what(), "internal error", 3);
   } catch (...) {
-    abort_job("unknown exception", 3);
+    code = fail("unknown exception", "internal error", 3);
   }
   return finish_standard_output(code, 2);
 }

@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // main() of a multi-rank program under mpirun: a failure on any rank ends the whole job with a
-// message naming the rank and the cause, never a hang. Used by canzona_validate_projection and
-// meant for every multi-rank entry point (suites, `canzona-bench run`).
+// message naming the rank and the cause, never a hang. The one job life cycle of every multi-rank
+// entry point: the suites (suites/common/bench_main.cpp), canzona_validate_projection and the
+// executor's fault driver.
 #pragma once
 
 #include "canzona/comm/mpi_communicator.hpp"
@@ -18,7 +19,9 @@ namespace canzona::comm {
 ///    and every rank exits with its code, without an abort.
 ///  - Any other exception: this rank prints "error on rank R of N (host H, pid P): ..." and
 ///    calls MPI_Abort with 2 (ConfigError: bad input) or 3 (anything else), which ends every
-///    rank, including those blocked in a collective.
+///    rank, including those blocked in a collective. A job of one rank has no one to wait for
+///    it: it prints "error: ..." (ConfigError, code 2) or "internal error: ..." (code 3) and
+///    returns the code.
 ///  - A stalled peer: the others' collectives time out (comm::collective_timeout()) and abort.
 /// Before MPI_Finalize every rank passes a barrier bounded by the collective timeout, so a rank
 /// that stopped late is reported instead of hanging the finalisation. Standard output is
