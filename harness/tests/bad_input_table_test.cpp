@@ -13,7 +13,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +27,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -450,6 +457,71 @@ TEST(BadInputTable, ASuccessfulSuiteRunReplacesItsOutputFile) {
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++files;
   EXPECT_EQ(files, 1u) << "a temporary file was left beside the output";
   fs::remove_all(dir);
+}
+
+// A folder with an existing output file, for the tests of what a suite does with it.
+fs::path folder_with_existing_output(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / fmt::format("canzona-{}-{}", name, canzona::testing::test_seed());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "existing.json") << kPreviousResults;
+  return dir;
+}
+
+std::size_t files_in(const fs::path& dir) {
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++files;
+  return files;
+}
+
+// Listing prints names and measures nothing: it never opens an output, wherever the flags stand.
+TEST(BadInputTable, AListingNeverTouchesTheOutputFile) {
+  const fs::path dir = folder_with_existing_output("suite-list");
+  const fs::path out = dir / "existing.json";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--benchmark_list_tests", "--benchmark_out=" + out.string()},
+        std::vector<std::string>{"--benchmark_out=" + out.string(), "--benchmark_out_format=json",
+                                 "--benchmark_list_tests=true"}}) {
+    const canzona::testing::ProcessResult r =
+        canzona::testing::run_process(CANZONA_PLANNER_EXE, args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("Planner/"), std::string::npos) << r.out;
+    EXPECT_EQ(read_file(out), kPreviousResults) << "listing changed the output file";
+    EXPECT_EQ(files_in(dir), 1u) << "listing left a file beside the output";
+  }
+  fs::remove_all(dir);
+}
+
+// SIGTERM (a CI timeout) or SIGINT (Ctrl-C) while a suite measures: the process ends by the
+// signal, its scratch output is removed and the existing output is kept as it was.
+TEST(BadInputTable, ASignalEndsASuiteWithoutScratchAndKeepsTheOutput) {
+  for (const int signal_number : {SIGTERM, SIGINT}) {
+    const fs::path dir = folder_with_existing_output("suite-signal");
+    const fs::path out = dir / "existing.json";
+    const std::string out_flag = "--benchmark_out=" + out.string();
+    std::vector<std::string> words = {CANZONA_PLANNER_EXE, out_flag, "--benchmark_out_format=json"};
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+    // The whole planner suite runs for many seconds; signal it once its scratch file exists.
+    bool measuring = false;
+    for (int i = 0; i < 600 && !measuring; ++i) {
+      measuring = files_in(dir) > 1;
+      if (!measuring) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(measuring) << "the suite never created its scratch output";
+    ASSERT_EQ(kill(pid, signal_number), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal_number)
+        << "status " << status << " after signal " << signal_number;
+    EXPECT_EQ(read_file(out), kPreviousResults) << "the existing output file was changed";
+    EXPECT_EQ(files_in(dir), 1u) << "a scratch file was left beside the output";
+    fs::remove_all(dir);
+  }
 }
 #endif
 

@@ -6,6 +6,7 @@
 #include <canzona/core/numeric_text.hpp>
 #include <canzona/io/atomic_file.hpp>
 #include <canzona/io/input_file.hpp>
+#include <canzona/io/scratch_file.hpp>
 
 #include <fmt/format.h>
 
@@ -53,7 +54,7 @@ void check_filter(const std::string& filter) {
 
 }  // namespace
 
-BenchmarkArgs::BenchmarkArgs(int argc, char** argv) {
+BenchmarkArgs::BenchmarkArgs(int& argc, char** argv) {
   int out_index = -1;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -77,6 +78,13 @@ BenchmarkArgs::BenchmarkArgs(int argc, char** argv) {
     }
   }
   check_filter(filter_);
+  if (out_ && listing_) {
+    // Listing prints names and measures nothing: it never opens an output (Google Benchmark would
+    // truncate it), so --benchmark_out leaves argv and the file is not touched.
+    for (int i = out_index; i + 1 < argc; ++i) argv[i] = argv[i + 1];
+    --argc;
+    out_.reset();
+  }
   if (out_) {
     // Refused now, not after minutes of measuring: a directory, a device, a missing directory.
     const std::filesystem::path target = io::resolve_write_target(*out_);
@@ -90,6 +98,8 @@ BenchmarkArgs::BenchmarkArgs(int argc, char** argv) {
     }
     close(fd);
     temporary_ = pattern;
+    // Removed by the signal handler too: a run that SIGTERM or Ctrl-C ends leaves no scratch.
+    scratch_guard_ = std::make_unique<io::ScratchFileGuard>(pattern);
     out_argument_ = "--benchmark_out=" + pattern;
     argv[out_index] = out_argument_.data();
   }

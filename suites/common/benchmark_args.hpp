@@ -8,7 +8,10 @@
 // written to a temporary beside it and renamed over it only when the run succeeded.
 #pragma once
 
+#include <canzona/io/scratch_file.hpp>
+
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -18,9 +21,10 @@ class BenchmarkArgs {
  public:
   /// Checks the --benchmark_* flags in argv (ConfigError naming the flag, the value and what
   /// would work) and redirects --benchmark_out=FILE to a temporary file beside FILE (argv is
-  /// rewritten in place; FILE must be a regular file or not exist yet). Call before
-  /// benchmark::Initialize.
-  BenchmarkArgs(int argc, char** argv);
+  /// rewritten in place; FILE must be a regular file or not exist yet), which a signal that ends
+  /// the process removes too. With --benchmark_list_tests, --benchmark_out is dropped from argv
+  /// (argc shrinks): listing never opens an output. Call before benchmark::Initialize.
+  BenchmarkArgs(int& argc, char** argv);
   /// Removes the temporary file unless commit() moved it into place.
   ~BenchmarkArgs();
   BenchmarkArgs(const BenchmarkArgs&) = delete;
@@ -37,9 +41,10 @@ class BenchmarkArgs {
  private:
   std::string filter_ = ".";
   bool listing_ = false;  ///< --benchmark_list_tests=true: names are printed, nothing runs
-  std::optional<std::filesystem::path> out_;        ///< --benchmark_out as given
-  std::optional<std::filesystem::path> temporary_;  ///< where Google Benchmark writes it
-  std::string out_argument_;                        ///< storage of the rewritten argv entry
+  std::optional<std::filesystem::path> out_;             ///< --benchmark_out as given
+  std::optional<std::filesystem::path> temporary_;       ///< where Google Benchmark writes it
+  std::string out_argument_;                             ///< storage of the rewritten argv entry
+  std::unique_ptr<io::ScratchFileGuard> scratch_guard_;  ///< the temporary, for the signal handler
 };
 
 }  // namespace canzona::bench

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "canzona/io/atomic_file.hpp"
 
+#include "canzona/io/scratch_file.hpp"
+
 #include <canzona/core/error.hpp>
 
 #include "file_kind.hpp"
@@ -15,6 +17,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 namespace canzona::io {
@@ -33,6 +36,7 @@ class TempFile {
                       "writable?)",
                       target.string(), std::strerror(errno), dir.string()));
     }
+    guard_ = std::make_unique<ScratchFileGuard>(pattern_);
     // mkstemp creates 0600; results are meant to be shared like any other file.
     fchmod(fd_, S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH);
   }
@@ -74,6 +78,7 @@ class TempFile {
   std::string pattern_;
   int fd_ = -1;
   bool committed_ = false;
+  std::unique_ptr<ScratchFileGuard> guard_;  ///< removes it when a signal ends the process
 };
 
 }  // namespace
