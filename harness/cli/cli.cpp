@@ -81,6 +81,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   } catch (const ConfigError& e) {
     err << "error: " << e.what() << "\n";
     return kExitUsage;
+  } catch (const InterruptedError& e) {
+    err << "interrupted: " << e.what() << "\n";
+    return 128 + e.signal_number();
   } catch (const std::exception& e) {
     err << "internal error: " << e.what() << "\n";
     return kExitInternal;

@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -86,6 +87,29 @@ class ScratchDir {
   std::filesystem::path path_;
   bool keep_ = false;
 };
+
+// A suite's job (the launcher and every rank) in its own process group, which an interrupt of
+// `run` (Ctrl-C, a CI system's SIGTERM on timeout) reaches too: passed on, waited for (killed
+// after a grace period), and never left running.
+ChildOptions interruptible(const std::vector<std::string>& env) {
+  ChildOptions options;
+  options.extra_env = env;
+  options.forward_interrupts = true;
+  return options;
+}
+
+// An interrupted suite ends the run: the scratch folder goes with the stack, nothing is written.
+void throw_if_interrupted(const ChildExit& child) {
+  if (child.interrupted_by == 0) return;
+  const char* name = child.interrupted_by == SIGINT    ? "SIGINT"
+                     : child.interrupted_by == SIGTERM ? "SIGTERM"
+                                                       : "SIGHUP";
+  throw InterruptedError(
+      fmt::format("run: {} was passed on to the suite's job, which has ended; nothing was "
+                  "written and the scratch folder was removed",
+                  name),
+      child.interrupted_by);
+}
 
 // A suite that stopped with an error: its own message is already on stderr. Exit 2 is the
 // suites' bad-input code; anything else (a rank aborting the job, a crash) is a failed run.
@@ -150,7 +174,9 @@ int run(const RunOptions& o, std::ostream& out) {
     ChildOutput list_output;
     list_output.on_stdout = [&](std::string_view chunk) { list_lines.feed(chunk); };
     list_output.on_stderr = [&](std::string_view chunk) { list_errors += chunk; };
-    if (const int code = run_child(listing, {launch.env}, list_output).exit_code; code != 0) {
+    const ChildExit listed = run_child(listing, interruptible(launch.env), list_output);
+    throw_if_interrupted(listed);
+    if (const int code = listed.exit_code; code != 0) {
       std::cerr << list_errors;
       suite_failed(fmt::format("listing the cases of the {}", s.what), code, command_line(listing));
     }
@@ -228,7 +254,9 @@ int run(const RunOptions& o, std::ostream& out) {
       if (o.verbose) std::cerr << chunk;
       suite_errors.append(chunk);
     };
-    if (const int code = run_child(running, {launch.env}, run_output).exit_code; code != 0) {
+    const ChildExit ran = run_child(running, interruptible(launch.env), run_output);
+    throw_if_interrupted(ran);
+    if (const int code = ran.exit_code; code != 0) {
       if (!o.verbose) std::cerr << suite_errors;
       suite_failed("the " + s.what, code, command_line(s.command));
     }

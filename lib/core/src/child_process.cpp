@@ -17,6 +17,7 @@
 #include <csignal>
 #include <cstring>
 #include <map>
+#include <optional>
 
 extern char** environ;
 
@@ -57,6 +58,38 @@ std::vector<std::string> child_environment(const std::vector<std::string>& extra
   return out;
 }
 
+// The interrupt a run_child with forward_interrupts received while it waited (0: none).
+volatile std::sig_atomic_t g_interrupt = 0;
+
+void note_interrupt(int signal_number) { g_interrupt = signal_number; }
+
+// While it lives, SIGINT, SIGTERM and SIGHUP only note themselves (the waiting loop passes them
+// on); the previous handlers come back when it ends. A signal this process ignores stays ignored.
+class InterruptCatcher {
+ public:
+  InterruptCatcher() {
+    g_interrupt = 0;
+    for (std::size_t i = 0; i < kSignals.size(); ++i) {
+      sigaction(kSignals[i], nullptr, &previous_[i]);
+      if (previous_[i].sa_handler == SIG_IGN) continue;
+      struct sigaction action {};
+      action.sa_handler = note_interrupt;
+      sigemptyset(&action.sa_mask);
+      sigaction(kSignals[i], &action, nullptr);
+    }
+  }
+  ~InterruptCatcher() {
+    for (std::size_t i = 0; i < kSignals.size(); ++i)
+      sigaction(kSignals[i], &previous_[i], nullptr);
+  }
+  InterruptCatcher(const InterruptCatcher&) = delete;
+  InterruptCatcher& operator=(const InterruptCatcher&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, kSignals.size()> previous_{};
+};
+
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;
   for (std::string& s : strings) out.push_back(s.data());
@@ -82,7 +115,9 @@ ChildExit run_child(const std::vector<std::string>& argv, const ChildOptions& op
   posix_spawn_file_actions_adddup2(&actions, err_pipe.write_end, STDERR_FILENO);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
-  if (limit > 0) {
+  std::optional<InterruptCatcher> catcher;
+  if (options.forward_interrupts) catcher.emplace();
+  if (limit > 0 || options.forward_interrupts) {
     // Its own process group, so everything it started can be killed together.
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup(&attributes, 0);
@@ -108,6 +143,8 @@ ChildExit run_child(const std::vector<std::string>& argv, const ChildOptions& op
                                                                           &output.on_stderr};
   int open_fds = 2;
   std::array<char, 4096> buffer{};
+  double interrupted_at = 0;
+  bool killed_after_interrupt = false;
   while (open_fds > 0) {
     if (limit > 0 && !result.timed_out && elapsed() > limit) {
       result.timed_out = true;
@@ -115,7 +152,19 @@ ChildExit run_child(const std::vector<std::string>& argv, const ChildOptions& op
     }
     // A descendant that left the group may keep the pipes open; stop reading a while later.
     if (result.timed_out && elapsed() > limit + 5) break;
-    if (poll(fds.data(), fds.size(), limit > 0 ? 100 : -1) < 0) {
+    if (catcher && g_interrupt != 0 && result.interrupted_by == 0) {
+      result.interrupted_by = g_interrupt;
+      interrupted_at = elapsed();
+      kill(-pid, result.interrupted_by);
+    }
+    if (result.interrupted_by != 0 && !killed_after_interrupt &&
+        elapsed() > interrupted_at + options.interrupt_grace_s) {
+      killed_after_interrupt = true;
+      kill(-pid, SIGKILL);
+    }
+    if (killed_after_interrupt && elapsed() > interrupted_at + options.interrupt_grace_s + 5) break;
+    const bool timed = limit > 0 || catcher.has_value();
+    if (poll(fds.data(), fds.size(), timed ? 100 : -1) < 0) {
       if (errno == EINTR) continue;
       throw Error(fmt::format("poll: {}", std::strerror(errno)));
     }

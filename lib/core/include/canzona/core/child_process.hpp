@@ -26,11 +26,18 @@ struct ChildOptions {
   /// With a limit > 0 the child runs in its own process group, which is killed (SIGKILL) when
   /// the limit passes: for programs that must not hang (fault tests of multi-rank jobs).
   double time_limit_s = 0;
+  /// The child runs in its own process group; SIGINT, SIGTERM or SIGHUP sent to this process
+  /// while it waits are passed on to that group (a launcher and every rank it started), which is
+  /// killed (SIGKILL) when it has not ended `interrupt_grace_s` later. ChildExit::interrupted_by
+  /// names the signal. For programs that start jobs (`canzona-bench run` and mpirun).
+  bool forward_interrupts = false;
+  double interrupt_grace_s = 10;
 };
 
 struct ChildExit {
   int exit_code = -1;  ///< the exit status; 128 + the signal when a signal killed it
   bool timed_out = false;
+  int interrupted_by = 0;  ///< forward_interrupts: the signal passed on to the child, else 0
 };
 
 /// Runs `argv` (argv[0] is looked up in PATH unless it contains a '/') and waits for it. Both

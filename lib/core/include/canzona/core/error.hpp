@@ -23,6 +23,18 @@ class ConfigError : public Error {
   using Error::Error;
 };
 
+/// The user or a CI system ended the work with a signal (SIGINT, SIGTERM, SIGHUP) that was
+/// passed on to what was running. Mapped to exit code 128 + signal by the CLI (130, 143, 129).
+class InterruptedError : public Error {
+ public:
+  InterruptedError(const std::string& what, int signal_number)
+      : Error(what), signal_number_(signal_number) {}
+  int signal_number() const noexcept { return signal_number_; }
+
+ private:
+  int signal_number_;
+};
+
 /// A failed call into an external runtime (CUDA, cuBLAS, cuSOLVER, NCCL, MPI). `code` is the
 /// library's own status value, kept so callers can branch on it without the library's headers.
 class RuntimeCallError : public Error {
