@@ -3,6 +3,7 @@
 #include "canzona/core/child_process.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/core/interrupt_signals.hpp>
 
 #include <fmt/format.h>
 
@@ -69,25 +70,24 @@ class InterruptCatcher {
  public:
   InterruptCatcher() {
     g_interrupt = 0;
-    for (std::size_t i = 0; i < kSignals.size(); ++i) {
-      sigaction(kSignals[i], nullptr, &previous_[i]);
+    for (std::size_t i = 0; i < kInterruptSignals.size(); ++i) {
+      sigaction(kInterruptSignals[i], nullptr, &previous_[i]);
       if (previous_[i].sa_handler == SIG_IGN) continue;
       struct sigaction action {};
       action.sa_handler = note_interrupt;
       sigemptyset(&action.sa_mask);
-      sigaction(kSignals[i], &action, nullptr);
+      sigaction(kInterruptSignals[i], &action, nullptr);
     }
   }
   ~InterruptCatcher() {
-    for (std::size_t i = 0; i < kSignals.size(); ++i)
-      sigaction(kSignals[i], &previous_[i], nullptr);
+    for (std::size_t i = 0; i < kInterruptSignals.size(); ++i)
+      sigaction(kInterruptSignals[i], &previous_[i], nullptr);
   }
   InterruptCatcher(const InterruptCatcher&) = delete;
   InterruptCatcher& operator=(const InterruptCatcher&) = delete;
 
  private:
-  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
-  std::array<struct sigaction, kSignals.size()> previous_{};
+  std::array<struct sigaction, kInterruptSignals.size()> previous_{};
 };
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {

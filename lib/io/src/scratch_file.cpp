@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "canzona/io/scratch_file.hpp"
 
+#include <canzona/core/interrupt_signals.hpp>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -23,8 +25,7 @@ struct Slot {
 };
 std::array<Slot, kSlots> g_slots;
 
-constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
-std::array<struct sigaction, kSignals.size()> g_previous;
+std::array<struct sigaction, kInterruptSignals.size()> g_previous;
 
 void remove_scratch_files(int signal_number) {
   for (Slot& slot : g_slots) {
@@ -32,8 +33,8 @@ void remove_scratch_files(int signal_number) {
   }
   // End the process as the signal would have: the previous handler if there was one, else the
   // default action, so the exit status still names the signal.
-  for (std::size_t i = 0; i < kSignals.size(); ++i) {
-    if (kSignals[i] != signal_number) continue;
+  for (std::size_t i = 0; i < kInterruptSignals.size(); ++i) {
+    if (kInterruptSignals[i] != signal_number) continue;
     const struct sigaction& previous = g_previous[i];
     if ((previous.sa_flags & SA_SIGINFO) == 0 && previous.sa_handler != SIG_DFL &&
         previous.sa_handler != SIG_IGN) {
@@ -48,14 +49,14 @@ void remove_scratch_files(int signal_number) {
 void install_handler_once() {
   static std::once_flag once;
   std::call_once(once, [] {
-    for (std::size_t i = 0; i < kSignals.size(); ++i) {
-      sigaction(kSignals[i], nullptr, &g_previous[i]);
+    for (std::size_t i = 0; i < kInterruptSignals.size(); ++i) {
+      sigaction(kInterruptSignals[i], nullptr, &g_previous[i]);
       if (g_previous[i].sa_handler == SIG_IGN) continue;  // e.g. SIGHUP under nohup
       struct sigaction action {};
       action.sa_handler = remove_scratch_files;
       sigemptyset(&action.sa_mask);
-      for (const int other : kSignals) sigaddset(&action.sa_mask, other);
-      sigaction(kSignals[i], &action, nullptr);
+      for (const int other : kInterruptSignals) sigaddset(&action.sa_mask, other);
+      sigaction(kInterruptSignals[i], &action, nullptr);
     }
   });
 }
