@@ -11,6 +11,7 @@
 #include <canzona/harness/cli.hpp>
 #include <canzona/harness/compare.hpp>
 #include <canzona/io/atomic_file.hpp>
+#include <canzona/io/file_name.hpp>
 #include <canzona/io/input_file.hpp>
 
 #include <fmt/format.h>
@@ -35,18 +36,19 @@ struct PromoteOptions {
 // The reference's file name: the preset of a `run` (nightly.json), else the suite
 // (canzona_bench_kernels -> kernels.json).
 std::string reference_name(const Run& run, const std::string& requested) {
-  if (!requested.empty()) {
-    if (requested.find('/') != std::string::npos || requested == "." || requested == "..") {
-      throw ConfigError(
-          fmt::format("--name '{}' must be a plain name (the file goes in --to)", requested));
-    }
-    return requested;
-  }
+  // Every name becomes a file inside --to: one path component, whether typed or read from the
+  // run (a run file is input like any other).
+  if (!requested.empty()) return io::checked_file_name(requested, "--name");
   const std::string preset = run.context_or("canzona_preset", "");
-  if (!preset.empty()) return preset;
+  if (!preset.empty()) {
+    return io::checked_file_name(preset, fmt::format("{}: context 'canzona_preset'", run.source));
+  }
   const std::string executable = fs::path(run.context_or("executable", "")).filename().string();
   constexpr std::string_view kSuitePrefix = "canzona_bench_";
-  if (executable.starts_with(kSuitePrefix)) return executable.substr(kSuitePrefix.size());
+  if (executable.starts_with(kSuitePrefix)) {
+    return io::checked_file_name(executable.substr(kSuitePrefix.size()),
+                                 fmt::format("{}: context 'executable'", run.source));
+  }
   throw ConfigError(fmt::format(
       "{}: cannot tell which reference this run is (no context 'canzona_preset' and executable "
       "'{}' is not a canzona suite); pass --name NAME",

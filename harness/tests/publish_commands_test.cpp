@@ -5,8 +5,8 @@
 // lines and cells in every format with projected cells footnoted; plot writes figures that are
 // PNGs of the promised size; promote refuses what must not become a reference and never leaves
 // a half-written one.
-#include "fixture_files.hpp"
 #include <canzona/testing/run_process.hpp>
+#include "fixture_files.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -269,6 +269,14 @@ TEST_F(PromoteCommandTest, RefusesWhatMustNotBecomeAReferenceAndWritesNothing) {
   nlohmann::json gpu = good;
   gpu["context"]["device_kind"] = "h100-x1";
   expect_refused(gpu, "results/reference/h100-x1/");
+  // A name read from the run is one file inside --to, never a path out of it.
+  for (const std::string bad : {"../../escaped", "/tmp/escaped", "..", "sub/dir"}) {
+    nlohmann::json escaping = good;
+    escaping["context"]["canzona_preset"] = bad;
+    expect_refused(escaping, "is not a plain file name");
+  }
+  EXPECT_FALSE(fs::exists(files_.dir() / "escaped.json")) << "promote wrote outside --to";
+  EXPECT_FALSE(fs::exists(reference_dir() / "sub")) << "promote made a folder inside --to";
 
   // A folder that cannot be written: an error, the old reference intact, no temporary left.
   ASSERT_EQ(chmod(reference_dir().c_str(), 0555), 0);
