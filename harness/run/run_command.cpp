@@ -6,6 +6,7 @@
 // given prefix), shows progress, and writes one Google Benchmark JSON with the run's provenance,
 // atomically and only when every rank finished and every row checks out.
 #include <canzona/bench/presets.hpp>
+#include <canzona/comm/timeout.hpp>
 #include "commands.hpp"
 #include "result_checks.hpp"
 #include "run_launch.hpp"
@@ -138,8 +139,9 @@ int run(const RunOptions& o, std::ostream& out) {
   const int ranks =
       o.ranks > 0 ? o.ranks : (backend == "cpu" ? std::min(preset.ranks, cores) : preset.ranks);
   check_ranks(o.launcher, ranks, backend, o.oversubscribe, cores, gpus);
-  sim::resolve_topology(o.topology);  // a bad topology fails before anything is launched
-  plan::StrategyOptions checked;      // and so do bad plan settings
+  sim::resolve_topology(o.topology);            // a bad topology fails before anything is launched
+  comm::collective_timeout_from_environment();  // so does the ranks' collective timeout
+  plan::StrategyOptions checked;                // and so do bad plan settings
   o.plan->apply(checked, /*check_sides=*/false);
   const Launch launch = make_launch(o.launcher, ranks, o.oversubscribe, backend == "cpu");
 

@@ -262,6 +262,19 @@ TEST_F(RunCommandTest, AnInterruptEndsTheWholeJobAndLeavesNothing) {
   }
 }
 
+// The ranks' collective timeout is run's input too: refused before any rank starts (exit 2), not
+// found by every rank after launch; a value past a steady_clock deadline is refused as well.
+TEST_F(RunCommandTest, ABadCollectiveTimeoutIsRefusedBeforeLaunch) {
+  for (const char* bad : {"abc", "-1", "1e10"}) {
+    const ProcessResult r =
+        run_process(CANZONA_BENCH_EXE, {"run", "--preset", "smoke", "--filter", kOneCase}, 0,
+                    {std::string("CANZONA_COLLECTIVE_TIMEOUT_S=") + bad});
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("CANZONA_COLLECTIVE_TIMEOUT_S"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("run: preset"), std::string::npos) << "it launched anyway:\n" << r.err;
+  }
+}
+
 TEST_F(RunCommandTest, ABadModelOnOneRankEndsTheRun) {
   // Rank 0 is started with a model that does not exist, rank 1 with the preset's.
   const std::string launcher = std::string("mpirun -np 1 ") + CANZONA_OPTIMIZER_STEP_SUITE +

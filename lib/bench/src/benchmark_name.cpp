@@ -172,7 +172,9 @@ BenchmarkName parse_benchmark_name(std::string_view name) {
   if (const std::string* v = parsed.param("gpus")) parsed.gpus = positive_integer(name, "gpus", *v);
   if (const std::string* v = parsed.param("dp")) parsed.dp = positive_integer(name, "dp", *v);
   if (const std::string* v = parsed.param("tp")) parsed.tp = positive_integer(name, "tp", *v);
-  if (parsed.gpus && parsed.dp && parsed.tp && *parsed.gpus != *parsed.dp * *parsed.tp) {
+  // In 64 bits: dp 65537 × tp 65537 wraps to 131073 in an int.
+  if (parsed.gpus && parsed.dp && parsed.tp &&
+      std::int64_t{*parsed.gpus} != std::int64_t{*parsed.dp} * *parsed.tp) {
     throw ConfigError(fmt::format("benchmark name '{}': gpus:{} is not dp:{} x tp:{}", name,
                                   *parsed.gpus, *parsed.dp, *parsed.tp));
   }
@@ -228,7 +230,7 @@ BenchmarkName distributed_parts(std::string_view family, const DistributedCase& 
   if (with_optimizer) parts.positional.push_back(c.optimizer);
   parts.positional.push_back(c.strategy);
   parts.positional.push_back(c.model);
-  parts.params = {{"gpus", std::to_string(c.dp * c.tp)},
+  parts.params = {{"gpus", std::to_string(std::int64_t{c.dp} * c.tp)},
                   {"dp", std::to_string(c.dp)},
                   {"tp", std::to_string(c.tp)}};
   parts.projected = c.projected;

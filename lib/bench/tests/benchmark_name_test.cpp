@@ -123,6 +123,13 @@ TEST(BenchmarkNameTest, EveryWriterReadsBackThroughTheParser) {
   }
 }
 
+// gpus = dp × tp is checked without overflow: 65537 × 65537 wraps to 131073 in 32 bits.
+TEST(BenchmarkNameTest, TheGpuCountIsCheckedWithoutOverflow) {
+  EXPECT_THROW(parse_benchmark_name("OptimizerStep/muon/canzona/m/gpus:131073/dp:65537/tp:65537"),
+               ConfigError);
+  EXPECT_THROW(optimizer_step_name({"muon", "canzona", "m", 65537, 65537, false}), ConfigError);
+}
+
 TEST(BenchmarkNameTest, WritersRefuseTokensTheParserWouldSplit) {
   for (const DistributedCase& bad : {DistributedCase{"muon", "a/b", "qwen3-8b", 1, 1, false},
                                      DistributedCase{"muon", "canzona", "", 1, 1, false},

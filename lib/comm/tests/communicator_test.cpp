@@ -166,6 +166,23 @@ TEST(CommRequest, WaitTimesOutNamingTheCollectiveGroupAndRank) {
   EXPECT_EQ(collective_timeout().count(), kDefaultCollectiveTimeoutSeconds);
 }
 
+// A timeout too large for a steady_clock deadline would overflow into an immediate false
+// timeout; such values, and anything that is not seconds >= 0, are bad input.
+TEST(CommRequest, TimeoutValuesAreCheckedBeforeAnyWait) {
+  EXPECT_EQ(parse_collective_timeout("600"), 600);
+  EXPECT_EQ(parse_collective_timeout("0"), 0);
+  EXPECT_EQ(parse_collective_timeout("1e9"), kMaxCollectiveTimeoutSeconds);
+  for (const char* bad : {"1e10", "1e308", "inf", "nan", "-1", "abc", "10s"}) {
+    try {
+      parse_collective_timeout(bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const canzona::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("CANZONA_COLLECTIVE_TIMEOUT_S"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(CommTrace, DirectExchangeBytesPerCollective) {
   // 4 ranks, rank 1, float64 (8 bytes); uneven counts with a zero part.
   FakeCommunicator comm(1, 4);

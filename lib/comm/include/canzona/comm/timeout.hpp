@@ -10,15 +10,30 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 namespace canzona::comm {
 
 /// The default: 10 minutes, PyTorch's NCCL default, far above any collective of a healthy step.
 inline constexpr double kDefaultCollectiveTimeoutSeconds = 600;
 
-/// The timeout of Request::wait and of every blocking collective: CANZONA_COLLECTIVE_TIMEOUT_S
-/// (seconds, a finite number >= 0; 0 = wait forever), read once per process, or
-/// kDefaultCollectiveTimeoutSeconds when unset. ConfigError for a value that is not a number >= 0.
+/// The largest timeout: a deadline on std::chrono::steady_clock (64-bit nanoseconds) overflows
+/// past about 292 years, and an overflowed deadline reports a timeout at once; 1e9 s (31 years)
+/// stays far below that.
+inline constexpr double kMaxCollectiveTimeoutSeconds = 1e9;
+
+/// A value of CANZONA_COLLECTIVE_TIMEOUT_S read as collective_timeout() reads it: seconds from 0
+/// (wait forever) to kMaxCollectiveTimeoutSeconds. ConfigError naming the variable otherwise.
+double parse_collective_timeout(std::string_view text);
+
+/// CANZONA_COLLECTIVE_TIMEOUT_S checked now (kDefaultCollectiveTimeoutSeconds when unset): a
+/// launcher calls it before starting ranks, so a bad value is its bad input (exit 2), not every
+/// rank's failure after launch.
+double collective_timeout_from_environment();
+
+/// The timeout of Request::wait and of every blocking collective:
+/// collective_timeout_from_environment(), read once per process, unless set_collective_timeout
+/// replaced it.
 std::chrono::duration<double> collective_timeout();
 
 /// Replaces the timeout for this process (tests; programs with a --timeout flag); < 0 restores
