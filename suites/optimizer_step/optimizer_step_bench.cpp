@@ -15,6 +15,7 @@
 #include "suite_options.hpp"
 
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
 #include <cstdio>
 #include <functional>
@@ -35,6 +36,10 @@ void register_suite() {
   benchmark::AddCustomContext("topology", options.topology);
   benchmark::AddCustomContext("canzona_seed", std::to_string(options.seed));
   benchmark::AddCustomContext("canzona_plan", options.plan->flags());
+  // A run slowed on purpose says so wherever its file goes.
+  if (options.slowdown > 0) {
+    benchmark::AddCustomContext("canzona_inject_slowdown", fmt::format("{}", options.slowdown));
+  }
   // Iteration counts and repetitions come from Google Benchmark's own flags
   // (--benchmark_min_time, --benchmark_repetitions); names carry no "/iterations:" part.
   // A GPU holds what its rank of the plan needs or the case is left out (the CPU machines this

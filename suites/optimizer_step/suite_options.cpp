@@ -26,6 +26,7 @@ SuiteOptions read_suite_options() {
   o.topology = suite_text_flag("topology", "dgx-h100");
   o.projector = suite_whole_flag("projector", 1, 0) != 0;
   o.fail_rank = suite_whole_flag("inject_failure", -1, -1);
+  o.slowdown = suite_flag("inject_slowdown", RealRange{0, 10}).value_or(0);
   return o;
 }
 

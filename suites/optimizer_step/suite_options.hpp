@@ -22,6 +22,7 @@ struct SuiteOptions {
   std::string topology;                      ///< topology of projected rows
   bool projector = true;  ///< measured rows also carry the projector's step for this job
   int fail_rank = -1;     ///< test hook: this rank throws in its first timed step
+  double slowdown = 0;    ///< extra busy work in every measured step, as a fraction of the step
 };
 
 /// Reads the flags; ConfigError naming a bad value. The defaults depend on the machine: the
