@@ -5,10 +5,12 @@
 #include <canzona/core/error.hpp>
 
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 #include <vector>
 
 namespace canzona::harness {
@@ -46,6 +48,14 @@ double exact_upper_tail(std::size_t n1, std::size_t n2, double u) {
     if (static_cast<double>(k) >= u) tail += counts[k];
   }
   return tail / total;
+}
+
+// s / √n; exactly 0 for a sample of equal values (whose mean may differ from them by rounding).
+double standard_error(std::span<const double> values) {
+  if (std::all_of(values.begin(), values.end(), [&](double v) { return v == values.front(); })) {
+    return 0.0;
+  }
+  return sample_stddev(values) / std::sqrt(static_cast<double>(values.size()));
 }
 
 }  // namespace
@@ -123,6 +133,62 @@ MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const doub
   result.p_value =
       std::clamp(2.0 * boost::math::cdf(boost::math::complement(standard_normal, z)), 0.0, 1.0);
   return result;
+}
+
+MeanInterval t_interval(std::span<const double> values, double confidence) {
+  CANZONA_CHECK(values.size() >= 2, "a t interval needs at least two values");
+  CANZONA_CHECK(confidence > 0 && confidence < 1, "confidence must lie in (0, 1)");
+  MeanInterval r;
+  r.n = static_cast<int>(values.size());
+  r.standard_error = standard_error(values);
+  r.mean = r.standard_error == 0 ? values.front() : mean(values);
+  const boost::math::students_t_distribution<double> t(static_cast<double>(values.size() - 1));
+  const double half = boost::math::quantile(t, 1 - (1 - confidence) / 2) * r.standard_error;
+  r.lower = r.mean - half;
+  r.upper = r.mean + half;
+  return r;
+}
+
+double t_test_above(std::span<const double> values, double bound) {
+  CANZONA_CHECK(values.size() >= 2, "a t test needs at least two values");
+  const double m = values.front();  // the mean when there is no spread
+  const double se = standard_error(values);
+  if (se == 0) return m > bound ? 0.0 : 1.0;
+  const boost::math::students_t_distribution<double> t(static_cast<double>(values.size() - 1));
+  return boost::math::cdf(boost::math::complement(t, (mean(values) - bound) / se));
+}
+
+std::vector<double> holm_adjusted(std::span<const double> p_values) {
+  const std::size_t m = p_values.size();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return p_values[a] < p_values[b]; });
+  std::vector<double> adjusted(m, 1.0);
+  double running = 0.0;  // adjusted values never decrease along the sorted order
+  for (std::size_t k = 0; k < m; ++k) {
+    const double scaled = std::min(1.0, static_cast<double>(m - k) * p_values[order[k]]);
+    running = std::max(running, scaled);
+    adjusted[order[k]] = running;
+  }
+  return adjusted;
+}
+
+std::vector<bool> balanced_order(int pairs, std::uint64_t seed) {
+  CANZONA_CHECK(pairs >= 0, "a negative number of pairs");
+  std::mt19937_64 engine(seed);
+  std::vector<bool> order(static_cast<std::size_t>(pairs), false);
+  for (int i = 0; i < pairs / 2; ++i) order[static_cast<std::size_t>(i)] = true;
+  // The odd pair: one draw of the engine (its low bit), so the rule is the same everywhere.
+  if (pairs % 2 == 1) order[static_cast<std::size_t>(pairs / 2)] = (engine() & 1u) != 0;
+  // Fisher–Yates with the engine's raw output (std::shuffle's use of it is not specified).
+  for (std::size_t i = order.size(); i > 1; --i) {
+    const std::size_t j = static_cast<std::size_t>(engine() % i);
+    const bool swapped = order[i - 1];
+    order[i - 1] = order[j];
+    order[j] = swapped;
+  }
+  return order;
 }
 
 }  // namespace canzona::harness

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 namespace canzona::harness {
@@ -81,6 +83,66 @@ TEST(StatisticsTest, MannWhitneyOfIdenticalOrSeparatedSamples) {
   EXPECT_DOUBLE_EQ(r.u2, 81.0);
   // Complete separation of 9 and 9: z = (81 − 40.5 − 0.5) / sqrt(81 · 19 / 12) = 3.5321.
   EXPECT_NEAR(r.p_value, 4.1229480206e-4, 1e-12);
+}
+
+// R's documentation of t.test, the paired "sleep" example (Student 1908): the ten differences
+// of extra sleep have mean 1.58, t = 4.0621 on 9 degrees of freedom, two-sided p = 0.002833
+// and the 95 percent confidence interval [0.7001142, 2.4598858].
+const std::vector<double> kSleepDifferences = {1.2, 2.4, 1.3, 1.3, 0.0, 1.0, 1.8, 0.8, 4.6, 1.4};
+
+TEST(StatisticsTest, TIntervalMatchesRsPairedSleepExample) {
+  const MeanInterval r = t_interval(kSleepDifferences, 0.95);
+  EXPECT_EQ(r.n, 10);
+  EXPECT_NEAR(r.mean, 1.58, 1e-12);
+  EXPECT_NEAR(r.lower, 0.7001142, 5e-8);
+  EXPECT_NEAR(r.upper, 2.4598858, 5e-8);
+  EXPECT_NEAR(r.mean / r.standard_error, 4.0621, 5e-5);
+}
+
+TEST(StatisticsTest, OneSidedTTestMatchesRsPairedSleepExample) {
+  // One-sided: half the two-sided p-value; and the same sample shifted by its mean is at 1/2.
+  EXPECT_NEAR(t_test_above(kSleepDifferences, 0.0), 0.002833 / 2, 5e-7);
+  EXPECT_NEAR(t_test_above(kSleepDifferences, 1.58), 0.5, 1e-12);
+  EXPECT_GT(t_test_above(kSleepDifferences, 3.0), 0.99);
+  // No spread: certain either way.
+  const std::vector<double> flat = {0.2, 0.2, 0.2};
+  EXPECT_EQ(t_test_above(flat, 0.1), 0.0);
+  EXPECT_EQ(t_test_above(flat, 0.2), 1.0);
+  const MeanInterval i = t_interval(flat, 0.95);
+  EXPECT_DOUBLE_EQ(i.lower, 0.2);
+  EXPECT_DOUBLE_EQ(i.upper, 0.2);
+}
+
+// By hand: sorted 0.005, 0.01, 0.03, 0.04 scale by 4, 3, 2, 1 to 0.02, 0.03, 0.06, 0.04, and the
+// last is raised to the running maximum 0.06.
+TEST(StatisticsTest, HolmAdjustsInStepDownOrderAndKeepsInputOrder) {
+  const std::vector<double> p = {0.01, 0.04, 0.03, 0.005};
+  const std::vector<double> adjusted = holm_adjusted(p);
+  ASSERT_EQ(adjusted.size(), 4u);
+  EXPECT_NEAR(adjusted[0], 0.03, 1e-15);
+  EXPECT_NEAR(adjusted[1], 0.06, 1e-15);
+  EXPECT_NEAR(adjusted[2], 0.06, 1e-15);
+  EXPECT_NEAR(adjusted[3], 0.02, 1e-15);
+  // Capped at 1, and one p-value is its own family.
+  EXPECT_EQ(holm_adjusted(std::vector<double>{0.5, 0.6}), (std::vector<double>{1.0, 1.0}));
+  EXPECT_EQ(holm_adjusted(std::vector<double>{0.2}), (std::vector<double>{0.2}));
+  EXPECT_TRUE(holm_adjusted(std::vector<double>{}).empty());
+}
+
+TEST(StatisticsTest, BalancedOrderHasAsManyABAsBAAndFollowsTheSeed) {
+  for (const int pairs : {0, 1, 2, 7, 20}) {
+    const std::vector<bool> order = balanced_order(pairs, 42);
+    ASSERT_EQ(order.size(), static_cast<std::size_t>(pairs));
+    const auto ab = std::count(order.begin(), order.end(), true);
+    EXPECT_LE(std::abs(2 * ab - pairs), 1) << pairs << " pairs";
+    EXPECT_EQ(order, balanced_order(pairs, 42)) << "the same seed, another order";
+  }
+  // Another seed shuffles 20 pairs differently (one of these would be a 1 in 184756 chance each).
+  bool differs = false;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    differs = differs || balanced_order(20, seed) != balanced_order(20, 42);
+  }
+  EXPECT_TRUE(differs);
 }
 
 }  // namespace

@@ -1,12 +1,16 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The statistics the regression gate uses: medians, relative spread and the two-sided
+// The statistics the regression gates use: medians, relative spread and the two-sided
 // Mann–Whitney U test as Google Benchmark's compare.py runs it (scipy.stats.mannwhitneyu,
-// method 'auto'), with the normal distribution from Boost.Math.
+// method 'auto') for `compare`; Student's t intervals and tests of paired differences, Holm's
+// step-down procedure and a balanced random order of pairs for `ab`. Distributions from
+// Boost.Math.
 #pragma once
 
+#include <cstdint>
 #include <span>
+#include <vector>
 
 namespace canzona::harness {
 
@@ -32,5 +36,33 @@ struct MannWhitneyResult {
 /// correction of the variance and a continuity correction of 1/2 — scipy's rules, so results
 /// equal compare.py's. Requires both samples non-empty.
 MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y);
+
+/// The mean of a sample with its two-sided Student's t confidence interval.
+struct MeanInterval {
+  double mean = 0;
+  double lower = 0;
+  double upper = 0;
+  double standard_error = 0;  ///< sample stddev / sqrt(n)
+  int n = 0;
+};
+
+/// mean ± t_{1 − (1 − confidence)/2, n − 1} · s / √n. Requires at least two values and
+/// 0 < confidence < 1. A sample without spread gets an interval of zero width.
+MeanInterval t_interval(std::span<const double> values, double confidence);
+
+/// One-sided one-sample t test of "the mean is at most `bound`" against "it is above": the
+/// p-value P(T_{n−1} >= (mean − bound) / (s / √n)). A sample without spread gives 0 when its mean
+/// is above the bound and 1 otherwise. Requires at least two values.
+double t_test_above(std::span<const double> values, double bound);
+
+/// Holm's step-down adjusted p-values (Holm 1979): sorted ascending, the k-th smallest (k from 0)
+/// becomes max over j <= k of min(1, (m − j) p_(j)); rejecting where the adjusted value is
+/// <= alpha controls the family-wise error at alpha. Returned in the input order.
+std::vector<double> holm_adjusted(std::span<const double> p_values);
+
+/// Which side runs first in each of `pairs` pairs: true = base first (AB), false = BA. AB and BA
+/// come equally often (the odd pair, if any, is decided by the seed), in an order shuffled by a
+/// std::mt19937_64 seeded with `seed`: the same seed gives the same order on every platform.
+std::vector<bool> balanced_order(int pairs, std::uint64_t seed);
 
 }  // namespace canzona::harness
