@@ -42,6 +42,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   add(add_calibrate_command);
   add(add_step_command);
   add(add_validate_command);
+  add(add_ab_command);
   add(add_compare_command);
   add(add_table_command);
   add(add_plot_command);

@@ -14,6 +14,7 @@ namespace canzona::harness {
 
 using CommandAction = std::function<int(std::ostream& out)>;
 
+CommandAction add_ab_command(CLI::App& app);
 CommandAction add_calibrate_command(CLI::App& app);
 CommandAction add_compare_command(CLI::App& app);
 CommandAction add_devices_command(CLI::App& app);

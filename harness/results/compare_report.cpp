@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The compare report: markdown for a pull request or a nightly log, JSON for dashboards.
+#include "context_cells.hpp"
 #include "number_format.hpp"
 
 #include <canzona/harness/compare.hpp>
@@ -17,22 +18,6 @@ namespace {
 constexpr std::array<Verdict, 6> kVerdictOrder = {Verdict::kSlower, Verdict::kMissing,
                                                   Verdict::kNoisy,  Verdict::kFaster,
                                                   Verdict::kNew,    Verdict::kSame};
-
-std::string context_value(const std::map<std::string, std::string>& context,
-                          const std::string& key) {
-  const auto it = context.find(key);
-  return it == context.end() || it->second.empty() ? "-" : it->second;
-}
-
-std::string device_line(const std::map<std::string, std::string>& context) {
-  std::string line = context_value(context, "device_kind");
-  const std::string gpu = context_value(context, "gpu_name");
-  if (gpu != "-" && gpu != "none") line += fmt::format(" ({})", gpu);
-  // Clocks set lower on one side move every row: the report shows them beside the GPU.
-  const std::string clocks = context_value(context, "gpu_clocks");
-  if (clocks != "-") line += fmt::format(", clocks {} MHz", clocks);
-  return line;
-}
 
 std::string timing_cell(const std::optional<double>& ms, std::int64_t repetitions, double cv) {
   if (!ms) return "-";

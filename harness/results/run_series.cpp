@@ -116,6 +116,7 @@ Run make_run(const bench::BenchmarkFile& file, const std::string& source) {
     auto [it, inserted] = index_of.try_emplace(run_name, run.series.size());
     if (inserted) {
       Series series;
+      series.run_name = run_name;
       try {
         series.name = bench::parse_benchmark_name(run_name);
       } catch (const ConfigError& e) {

@@ -7,6 +7,7 @@
 // atomically and only when every rank finished and every row checks out.
 #include <canzona/bench/presets.hpp>
 #include <canzona/comm/timeout.hpp>
+#include "child_jobs.hpp"
 #include "commands.hpp"
 #include "result_checks.hpp"
 #include "run_launch.hpp"
@@ -65,52 +66,6 @@ struct RunOptions {
       plan;                       ///< --plan-preset and the switches of every case's plan
   std::vector<std::string> argv;  ///< the command as typed, for provenance
 };
-
-// A folder for the suite's own output, removed with everything in it.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "canzona-run-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw Error("cannot create a temporary folder");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    if (!keep_) std::filesystem::remove_all(path_, ignored);
-  }
-  /// Leaves the folder in place (for a look at what the suite wrote).
-  void keep() { keep_ = true; }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-  bool keep_ = false;
-};
-
-// A suite's job (the launcher and every rank) in its own process group, which an interrupt of
-// `run` (Ctrl-C, a CI system's SIGTERM on timeout) reaches too: passed on, waited for (killed
-// after a grace period), and never left running.
-ChildOptions interruptible(const std::vector<std::string>& env) {
-  ChildOptions options;
-  options.extra_env = env;
-  options.forward_interrupts = true;
-  return options;
-}
-
-// An interrupted suite ends the run: the scratch folder goes with the stack, nothing is written.
-void throw_if_interrupted(const ChildExit& child) {
-  if (child.interrupted_by == 0) return;
-  const char* name = child.interrupted_by == SIGINT    ? "SIGINT"
-                     : child.interrupted_by == SIGTERM ? "SIGTERM"
-                                                       : "SIGHUP";
-  throw InterruptedError(
-      fmt::format("run: {} was passed on to the suite's job, which has ended; nothing was "
-                  "written and the scratch folder was removed",
-                  name),
-      child.interrupted_by);
-}
 
 // A suite that stopped with an error: its own message is already on stderr. Exit 2 is the
 // suites' bad-input code; anything else (a rank aborting the job, a crash) is a failed run.
@@ -177,7 +132,7 @@ int run(const RunOptions& o, std::ostream& out) {
     list_output.on_stdout = [&](std::string_view chunk) { list_lines.feed(chunk); };
     list_output.on_stderr = [&](std::string_view chunk) { list_errors += chunk; };
     const ChildExit listed = run_child(listing, interruptible(launch.env), list_output);
-    throw_if_interrupted(listed);
+    throw_if_interrupted(listed, "run");
     if (const int code = listed.exit_code; code != 0) {
       std::cerr << list_errors;
       suite_failed(fmt::format("listing the cases of the {}", s.what), code, command_line(listing));
@@ -222,7 +177,7 @@ int run(const RunOptions& o, std::ostream& out) {
     return kExitOk;
   }
 
-  ScratchDir scratch;
+  ScratchDir scratch("canzona-run");
   const int repetitions = o.repetitions > 0 ? o.repetitions : preset.repetitions;
   std::cerr << fmt::format("run: preset {} ({}), {} case(s) on {} {} rank(s)\n", preset.name,
                            preset.description, case_count, ranks, backend);
@@ -257,7 +212,7 @@ int run(const RunOptions& o, std::ostream& out) {
       suite_errors.append(chunk);
     };
     const ChildExit ran = run_child(running, interruptible(launch.env), run_output);
-    throw_if_interrupted(ran);
+    throw_if_interrupted(ran, "run");
     if (const int code = ran.exit_code; code != 0) {
       if (!o.verbose) std::cerr << suite_errors;
       suite_failed("the " + s.what, code, command_line(s.command));

@@ -35,6 +35,14 @@ Launch make_launch(const std::string& launcher, int ranks, bool oversubscribe, b
   if (cpu_backend && std::getenv("OPENBLAS_NUM_THREADS") == nullptr) {
     launch.env.push_back("OPENBLAS_NUM_THREADS=1");
   }
+  // Open MPI's shared-memory transport copies large messages once, by the receiver (CMA); on a
+  // 2-core virtual machine that made a step of a two-rank job take either ~1x or ~2x (one
+  // process of `run` held both modes, 110 vs 220 ms for a tp 2 Muon step, the mode drawn per
+  // step), which no gate can tell from a regression. The copy through shared-memory fragments
+  // gave one mode (109-127 ms over 14 steps). The cpu backend's ranks use it unless told else.
+  if (cpu_backend && std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism") == nullptr) {
+    launch.env.push_back("OMPI_MCA_btl_vader_single_copy_mechanism=none");
+  }
   return launch;
 }
 

@@ -19,7 +19,9 @@ struct Launch {
 
 /// `launcher` is "mpirun" (Open MPI's; may oversubscribe the cores when asked), "srun", or any
 /// other prefix split on spaces and used verbatim (it must start `ranks` processes itself).
-/// CPU ranks get OPENBLAS_NUM_THREADS=1 unless it is set (one core per rank); as root, Open MPI
+/// CPU ranks get OPENBLAS_NUM_THREADS=1 unless it is set (one core per rank) and Open MPI's
+/// copy of shared-memory messages through fragments (no single copy: it made step times
+/// bimodal) unless OMPI_MCA_btl_vader_single_copy_mechanism is set; as root, Open MPI
 /// gets the two variables that let it run (whatever the launcher: a prefix may be mpirun too).
 Launch make_launch(const std::string& launcher, int ranks, bool oversubscribe, bool cpu_backend);
 

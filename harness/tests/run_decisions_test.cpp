@@ -44,6 +44,16 @@ TEST(RunPresetsTest, RanksMustFitTheMachine) {
 TEST(RunPresetsTest, LaunchersAndCommandLines) {
   const Launch mpirun = make_launch("mpirun", 4, true, true);
   EXPECT_EQ(mpirun.prefix, (std::vector<std::string>{"mpirun", "-np", "4", "--oversubscribe"}));
+  // CPU ranks: one BLAS thread, and shared-memory messages without the single copy that made
+  // step times bimodal (unless the caller's environment says otherwise).
+  const auto has = [](const Launch& launch, const std::string& entry) {
+    return std::find(launch.env.begin(), launch.env.end(), entry) != launch.env.end();
+  };
+  if (std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism") == nullptr) {
+    EXPECT_TRUE(has(mpirun, "OMPI_MCA_btl_vader_single_copy_mechanism=none"));
+  }
+  EXPECT_FALSE(
+      has(make_launch("mpirun", 4, true, false), "OMPI_MCA_btl_vader_single_copy_mechanism=none"));
   const Launch srun = make_launch("srun", 16, false, false);
   EXPECT_EQ(srun.prefix, (std::vector<std::string>{"srun", "-n", "16"}));
   const Launch custom = make_launch("mpirun -np 16 --hostfile hosts", 16, false, false);

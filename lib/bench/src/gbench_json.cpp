@@ -16,6 +16,20 @@
 namespace canzona::bench {
 namespace {
 
+// Google Benchmark's own numeric context (num_cpus, mhz_per_cpu, load_avg) as text, so a report
+// can show the load a run was measured under: "2", "2445", "6.35 8.4 9.2"; "" for anything
+// else (booleans, the caches' objects).
+std::string context_number_text(const nlohmann::json& value) {
+  if (value.is_number()) return fmt::format("{:.4g}", value.get<double>());
+  if (!value.is_array() || value.empty()) return "";
+  std::string text;
+  for (const nlohmann::json& item : value) {
+    if (!item.is_number()) return "";
+    text += fmt::format("{}{:.3g}", text.empty() ? "" : " ", item.get<double>());
+  }
+  return text;
+}
+
 // Fields of a row the reader interprets itself; every other number is a user counter.
 const std::set<std::string>& known_row_fields() {
   static const std::set<std::string> fields = {"name",
@@ -131,7 +145,11 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
                     source));
   }
   for (const auto& [key, value] : context->items()) {
-    if (value.is_string()) file.context[key] = value.get<std::string>();
+    if (value.is_string()) {
+      file.context[key] = value.get<std::string>();
+    } else if (std::string text = context_number_text(value); !text.empty()) {
+      file.context[key] = std::move(text);
+    }
   }
   const auto rows = document.find("benchmarks");
   if (rows == document.end() || !rows->is_array()) {

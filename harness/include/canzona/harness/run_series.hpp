@@ -22,6 +22,7 @@ namespace canzona::harness {
 /// those (`--benchmark_report_aggregates_only`).
 struct Series {
   bench::BenchmarkName name;
+  std::string run_name;  ///< the name as the suite wrote it (`run_name`), what filters select
   std::vector<double> samples_ms;             ///< real_time of each repetition, in file order
   std::optional<double> aggregate_median_ms;  ///< from a `_median` row when there are no samples
   std::optional<double> aggregate_cv;         ///< from a `_cv` row when there are no samples

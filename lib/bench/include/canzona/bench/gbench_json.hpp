@@ -36,7 +36,7 @@ struct BenchmarkRow {
 
 /// A whole benchmark output file.
 struct BenchmarkFile {
-  std::map<std::string, std::string> context;  ///< string-valued context keys
+  std::map<std::string, std::string> context;  ///< string context keys, and numbers as text
   std::vector<BenchmarkRow> rows;
 };
 
