@@ -218,14 +218,22 @@ int Comparison::behaviour_changes() const {
   }));
 }
 
+namespace {
+bool timed_on_both_sides(const RowComparison& row) {
+  return !row.method.empty() && row.baseline_ms && row.candidate_ms && *row.baseline_ms > 0 &&
+         *row.candidate_ms > 0 && std::isfinite(*row.candidate_ms / *row.baseline_ms);
+}
+}  // namespace
+
+int Comparison::timed_rows() const {
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), timed_on_both_sides));
+}
+
 double Comparison::geomean_ratio() const {
   double log_sum = 0.0;
   int n = 0;
   for (const RowComparison& row : rows) {
-    if (row.method.empty() || !row.baseline_ms || !row.candidate_ms || *row.baseline_ms <= 0 ||
-        *row.candidate_ms <= 0) {
-      continue;
-    }
+    if (!timed_on_both_sides(row)) continue;
     log_sum += std::log(*row.candidate_ms / *row.baseline_ms);
     ++n;
   }
@@ -312,6 +320,15 @@ Comparison compare_runs(const Run& baseline, const Run& candidate, const Compare
   if (comparison.rows.empty()) {
     throw ConfigError(fmt::format("--filter '{}' matches no benchmark of either run",
                                   options.filter.value_or("")));
+  }
+  // Every row NEW or MISSING: two different grids (another preset, model or rank count), not a
+  // regression.
+  if (matched.empty()) {
+    throw ConfigError(fmt::format(
+        "'{}' and '{}' share no benchmark{}: compare runs of the same preset, models and ranks "
+        "(canzona-bench run --list shows a run's cases)",
+        baseline.source, candidate.source,
+        options.filter ? fmt::format(" matching --filter '{}'", *options.filter) : ""));
   }
   return comparison;
 }

@@ -10,7 +10,10 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace canzona::harness {
 namespace {
@@ -18,6 +21,43 @@ namespace {
 constexpr std::array<Verdict, 6> kVerdictOrder = {Verdict::kSlower, Verdict::kMissing,
                                                   Verdict::kNoisy,  Verdict::kFaster,
                                                   Verdict::kNew,    Verdict::kSame};
+
+// Differences between the machines or their load that move every row: said before any verdict.
+std::vector<std::string> measurement_warnings(const std::map<std::string, std::string>& b,
+                                              const std::map<std::string, std::string>& c) {
+  std::vector<std::string> warnings;
+  for (const auto& [key, what] : std::array<std::pair<const char*, const char*>, 3>{{
+           {"num_cpus", "cores"},
+           {"mhz_per_cpu", "CPU clocks (MHz)"},
+           {"gpu_clocks", "GPU clocks (MHz)"},
+       }}) {
+    const std::string x = context_value(b, key);
+    const std::string y = context_value(c, key);
+    if (x != "-" && y != "-" && x != y) {
+      warnings.push_back(
+          fmt::format("{} differ: {} in the baseline, {} in the candidate", what, x, y));
+    }
+  }
+  // The 1-minute load average when the run started: a busy machine slows every row.
+  const auto load = [](const std::map<std::string, std::string>& context) {
+    return std::atof(context_value(context, "load_avg").c_str());
+  };
+  const auto cores = [](const std::map<std::string, std::string>& context) {
+    return std::atof(context_value(context, "num_cpus").c_str());
+  };
+  if (context_value(b, "load_avg") != "-" && context_value(c, "load_avg") != "-") {
+    const double lb = load(b);
+    const double lc = load(c);
+    if (std::abs(lb - lc) > 1.0 || (cores(b) > 0 && lb >= cores(b)) ||
+        (cores(c) > 0 && lc >= cores(c))) {
+      warnings.push_back(fmt::format(
+          "the machines were loaded differently (1-minute load average {:.1f} in the baseline, "
+          "{:.1f} in the candidate): time rows may have moved with the load",
+          lb, lc));
+    }
+  }
+  return warnings;
+}
 
 std::string timing_cell(const std::optional<double>& ms, std::int64_t repetitions, double cv) {
   if (!ms) return "-";
@@ -62,12 +102,25 @@ std::string comparison_markdown(const Comparison& comparison, bool changes_only)
        }}) {
     md += fmt::format("| {} | {} | {} |\n", label, context_value(b, key), context_value(c, key));
   }
-  md += fmt::format("| device | {} | {} |\n\n", device_line(b), device_line(c));
+  md += fmt::format("| device | {} | {} |\n", device_line(b), device_line(c));
+  for (const auto& [label, key] : std::array<std::pair<const char*, const char*>, 2>{{
+           {"cores", "num_cpus"},
+           {"load average (1, 5, 15 min)", "load_avg"},
+       }}) {
+    md += fmt::format("| {} | {} | {} |\n", label, context_value(b, key), context_value(c, key));
+  }
+  md += "\n";
+  for (const std::string& warning : measurement_warnings(b, c)) {
+    md += fmt::format("> **warning**: {}\n", warning);
+  }
 
   const int exit_code = comparison.exit_code();
-  md += fmt::format("**{}** — {} (geomean candidate / baseline {:.3f})\n\n",
-                    exit_code == 0 ? "PASS" : "REGRESSION", verdict_summary(comparison),
-                    comparison.geomean_ratio());
+  md += fmt::format(
+      "\n**{}** — {} (geomean candidate / baseline over the {} rows timed on both sides "
+      "{:.3f}). A comparison with a stored run shows trends; it is not the regression gate, "
+      "which measures both builds side by side (`canzona-bench ab`).\n\n",
+      exit_code == 0 ? "PASS" : "REGRESSION", verdict_summary(comparison), comparison.timed_rows(),
+      comparison.geomean_ratio());
   for (const std::string& allowed : comparison.allowed_differences) {
     md += fmt::format("> allowed: {}\n", allowed);
   }
@@ -124,7 +177,7 @@ nlohmann::json comparison_json(const Comparison& comparison) {
     nlohmann::json j = {{"file", source}};
     for (const char* key :
          {"canzona_git_sha", "canzona_build_type", "canzona_backend", "device_kind", "gpu_name",
-          "gpu_count", "gpu_clocks", "date", "host_name"}) {
+          "gpu_count", "gpu_clocks", "date", "host_name", "num_cpus", "mhz_per_cpu", "load_avg"}) {
       const auto it = context.find(key);
       if (it != context.end()) j[key] = it->second;
     }
@@ -179,6 +232,7 @@ nlohmann::json comparison_json(const Comparison& comparison) {
            {{"verdicts", counts},
             {"behaviour_changes", comparison.behaviour_changes()},
             {"geomean_ratio", comparison.geomean_ratio()},
+            {"timed_rows", comparison.timed_rows()},
             {"exit_code", comparison.exit_code()}}},
           {"rows", std::move(rows)}};
 }

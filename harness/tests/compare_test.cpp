@@ -277,6 +277,37 @@ TEST(CompareCommandTest, BadInputExitsTwoAndWritesNothing) {
 
   expect_refused(files, good, files.path("absent.json"), "cannot open it");
   expect_refused(files, good, good, "--threshold", {"--threshold", "-3"});
+
+  // Two grids without a row in common: every row NEW or MISSING is not a verdict.
+  nlohmann::json other_grid = files.fixture();
+  for (nlohmann::json& row : other_grid["benchmarks"]) {
+    for (const char* key : {"name", "run_name"}) {
+      std::string name = row[key];
+      name.replace(name.find("OptimizerStep/") + 14, 0, "adamw-");
+      row[key] = name;
+    }
+  }
+  expect_refused(files, good, files.write("other-grid.json", other_grid), "share no benchmark");
+}
+
+TEST(CompareCommandTest, SaysUnderWhatLoadEachSideRanAndThatItIsNotTheGate) {
+  FixtureFiles files;
+  nlohmann::json quiet = files.fixture();
+  quiet["context"]["load_avg"] = {0.2, 0.3, 0.4};
+  nlohmann::json busy = files.fixture();
+  busy["context"]["load_avg"] = {4.9, 3.0, 2.0};
+  const ProcessResult r =
+      compare_cli({files.write("quiet.json", quiet), files.write("busy.json", busy)});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("| load average (1, 5, 15 min) | 0.2 0.3 0.4 | 4.9 3 2 |"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("> **warning**: the machines were loaded differently (1-minute load "
+                       "average 0.2 in the baseline, 4.9 in the candidate)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("it is not the regression gate"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("over the 27 rows timed on both sides"), std::string::npos) << r.out;
 }
 
 }  // namespace

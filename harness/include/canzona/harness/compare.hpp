@@ -93,6 +93,8 @@ struct Comparison {
   int behaviour_changes() const;
   /// Geometric mean of candidate / baseline over rows timed on both sides (1 when none).
   double geomean_ratio() const;
+  /// Rows timed on both sides (what the geometric mean is over).
+  int timed_rows() const;
   /// 1 when a row is SLOWER or MISSING, else 0.
   int exit_code() const;
 };
