@@ -4,9 +4,10 @@
 #
 # The nightly GPU job: build Release for the GPU it finds, run ci/gpu-check.sh (the GPU tests
 # with CANZONA_REQUIRE_GPU=1 in dependency order, compute-sanitizer, cpu vs cuda steps, host
-# syncs inside a step), measure (canzona-bench run --preset nightly, the kernels suite), compare
-# each run against results/reference/<device-kind>/, and leave reports, tables and figures in an
-# artifacts folder. Exit 1 on a regression or a failed test.
+# syncs inside a step), gate the nightly preset with `canzona-bench ab` (the base build, last
+# green night's commit, measured side by side with this one), gate the kernels suite against
+# results/reference/<device-kind>/, and leave reports, tables and figures in an artifacts folder.
+# Exit 1 on a regression or a failed test.
 usage() {
   cat <<'USAGE'
 usage: ci/nightly-gpu.sh [options]
@@ -14,11 +15,17 @@ usage: ci/nightly-gpu.sh [options]
 Builds Canzona Bench in Release for the GPU present (CMAKE_CUDA_ARCHITECTURES from nvidia-smi),
 runs ci/gpu-check.sh first (the gpu tests with CANZONA_REQUIRE_GPU=1 lowest layer first, the
 same under compute-sanitizer, canzona-bench step cpu vs cuda, host syncs inside executor steps;
-report gpu-check.md) and the multi_gpu tests, then measures:
-  nightly.json   canzona-bench run --preset nightly --backend cuda (every strategy on the shapes
-                 that fit one node, >= 9 repetitions)
-  kernels.json   canzona_bench_kernels with --benchmark_repetitions (every Qwen3 matrix shape)
-and compares each with results/reference/<device-kind>/<same name> (canzona-bench compare).
+report gpu-check.md) and the multi_gpu tests, then gates:
+  ab.json        canzona-bench ab --base BASE --head THIS --preset nightly: the base build
+                 (--base, or built from --base-rev, by default the commit of the last green
+                 night in --last-green) and this one measured side by side on this GPU, pairs
+                 of fresh processes, every row with its interval; SLOWER (confirmed) or
+                 MISSING fails the night. The first night (no base) says so and measures only.
+  nightly.json   canzona-bench run --preset nightly --backend cuda, for tables, figures and the
+                 trend against results/reference/<device-kind>/ (compare: reported, not gated)
+  kernels.json   canzona_bench_kernels with --benchmark_repetitions (every Qwen3 matrix shape),
+                 gated against results/reference/<device-kind>/kernels.json (canzona-bench
+                 compare: kernel rows spread 0.05-1 % on an H200, where its U test holds)
 The first night of a device kind has no reference: the script says so, passes, and leaves the
 run as candidate-<name>.json to promote after review:
   canzona-bench promote ARTIFACTS/candidate-<name>.json --to results/reference/<device-kind>/
@@ -27,7 +34,13 @@ options:
   --artifacts DIR        where runs, reports, tables and figures go (default: out/nightly)
   --references DIR       stored references (default: results/reference)
   --repetitions N        repetitions of the kernels suite (default: 9, the U test's minimum)
-  --threshold PCT        compare's threshold (default: 5)
+  --threshold PCT        compare's threshold for the kernels (default: 5)
+  --base BIN             the base side of ab: a canzona-bench executable or a build folder
+  --base-rev REV         build the base side from this git revision (in a worktree, into
+                         BUILD_DIR-base); default: the commit in --last-green
+  --last-green FILE      where the commit of the last green night is kept (default:
+                         ARTIFACTS/../last-green-commit); written after a green night
+  --ab-arg ARG           pass ARG to canzona-bench ab (repeatable), e.g. --ab-arg=--pairs=8
   --skip-build           use the existing build in BUILD_DIR
   --bundle DIR           offline: an unpacked GPU bundle (ci/gpu-bundle.sh) instead of a build;
                          nothing is built or installed, its first-contact.sh is the GPU check
@@ -43,7 +56,8 @@ environment:
   CANZONA_BENCH          canzona-bench to use (default: BUILD_DIR/bin/canzona-bench)
 
 artifacts:
-  <name>.json            the run            compare-<name>.md / .json   the gate's report
+  ab.md / ab.json        the gate of the nightly preset: every row with its interval, every pair
+  <name>.json            the run            compare-<name>.md / .json   compare's report
   table-<name>.md        the run's table    plots/                      figures of the runs
   candidate-<name>.json  a run with no reference yet      gpu-check/report.md, tests.log
   summary.md
@@ -61,6 +75,10 @@ skip_build=0
 skip_tests=0
 bundle=""
 compare_only=()
+base=""
+base_rev=""
+last_green=""
+ab_args=()
 while [ "$#" -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
@@ -69,6 +87,11 @@ while [ "$#" -gt 0 ]; do
     --repetitions) repetitions="${2:?--repetitions needs a number}"; shift 2 ;;
     --threshold) threshold="${2:?--threshold needs a percentage}"; shift 2 ;;
     --skip-build) skip_build=1; shift ;;
+    --base) base="${2:?--base needs a canzona-bench or a build folder}"; shift 2 ;;
+    --base-rev) base_rev="${2:?--base-rev needs a git revision}"; shift 2 ;;
+    --last-green) last_green="${2:?--last-green needs a file}"; shift 2 ;;
+    --ab-arg=*) ab_args+=("${1#--ab-arg=}"); shift ;;
+    --ab-arg) ab_args+=("${2:?--ab-arg needs an argument}"); shift 2 ;;
     --bundle)
       bundle="${2:-}"
       [ -f "${bundle}/env.sh" ] && [ -x "${bundle}/bin/canzona-bench" ] ||
@@ -97,6 +120,7 @@ else
 fi
 bench="${CANZONA_BENCH:-${bin_dir}/canzona-bench}"
 mkdir -p "${artifacts}/plots"
+last_green="${last_green:-$(cd "${artifacts}/.." && pwd)/last-green-commit}"
 summary="${artifacts}/summary.md"
 : > "${summary}"
 failures=0
@@ -109,9 +133,10 @@ device_kind_of() {
   grep -o '"device_kind": *"[^"]*"' "$1" | head -n1 | sed 's/.*"\([^"]*\)"$/\1/' || true
 }
 
-# Compares one run with its reference (or keeps it as the candidate), then publishes it.
+# Compares one run with its reference (or keeps it as the candidate), then publishes it. With
+# "trend", a regression is reported but does not fail the night (ab gates that run).
 gate() {
-  local run="$1"
+  local run="$1" mode="${2:-gate}"
   local name kind reference rc
   name="$(basename "${run}" .json)"
   kind="$(device_kind_of "${run}")"
@@ -130,7 +155,9 @@ gate() {
     fi
     "${bench}" compare "${reference}" "${run}" --threshold "${threshold}" --json \
       --out "${artifacts}/compare-${name}.json" || true
-    if [ "${rc}" -eq 1 ]; then
+    if [ "${rc}" -eq 1 ] && [ "${mode}" = "trend" ]; then
+      note "${name}: moved against the stored ${reference} (a trend, not the gate: see ab.md), compare-${name}.md"
+    elif [ "${rc}" -eq 1 ]; then
       regressions=$((regressions + 1))
       note "${name}: REGRESSION against ${reference}, see compare-${name}.md"
     else
@@ -191,6 +218,45 @@ else
       fi
     fi
   fi
+  # The gate of the nightly preset: base and head side by side on this GPU.
+  if [ -z "${base}" ] && [ -z "${base_rev}" ] && [ -f "${last_green}" ]; then
+    base_rev="$(tr -d '[:space:]' < "${last_green}")"
+  fi
+  if [ -z "${base}" ] && [ -n "${base_rev}" ]; then
+    if [ -n "${bundle}" ]; then
+      note "--base-rev needs a build; with --bundle give --base (another unpacked bundle's bin/canzona-bench)"
+      exit 2
+    fi
+    base_src="${BUILD_DIR}-base-src"
+    log "building the base ${base_rev} in ${BUILD_DIR}-base"
+    git -C "${CANZONA_ROOT}" worktree remove --force "${base_src}" >/dev/null 2>&1 || true
+    if git -C "${CANZONA_ROOT}" worktree add --detach "${base_src}" "${base_rev}" >/dev/null &&
+        (CANZONA_ROOT="${base_src}" BUILD_DIR="${BUILD_DIR}-base" configure -DCANZONA_BUILD_TESTS=OFF &&
+         CANZONA_ROOT="${base_src}" BUILD_DIR="${BUILD_DIR}-base" build) > "${artifacts}/base-build.log" 2>&1; then
+      base="${BUILD_DIR}-base"
+    else
+      failures=$((failures + 1))
+      note "the base ${base_rev} did not build (base-build.log); no A/B gate tonight"
+    fi
+  fi
+  if [ -z "${base}" ]; then
+    note "no base to measure against (no --base, --base-rev or ${last_green}): the first night measures only"
+  else
+    log "canzona-bench ab --base ${base} --head ${bench} --preset nightly"
+    rc=0
+    "${bench}" ab --base "${base}" --head "${bench}" --preset nightly "${ab_args[@]}" \
+      --out "${artifacts}/ab.json" > "${artifacts}/ab.md" || rc=$?
+    cat "${artifacts}/ab.md"
+    case "${rc}" in
+      0) note "ab (nightly preset): no regression against ${base_rev:-${base}} (ab.md)" ;;
+      1) regressions=$((regressions + 1))
+         note "ab (nightly preset): REGRESSION against ${base_rev:-${base}} (ab.md)" ;;
+      *) failures=$((failures + 1)); note "ab (nightly preset) could not run (exit ${rc})" ;;
+    esac
+    # Every row that is not SAME, with its interval, in the summary.
+    grep -E '^\| `.*\*\*(SLOWER|MISSING|UNCONFIRMED|NOISY|FASTER|NEW)\*\*' "${artifacts}/ab.md" |
+      sed 's/^/  /' >> "${summary}" || true
+  fi
   log "canzona-bench run --preset nightly --backend cuda"
   if "${bench}" run --preset nightly --backend cuda --out "${artifacts}/nightly.json"; then
     runs+=("${artifacts}/nightly.json")
@@ -215,11 +281,17 @@ for run in "${runs[@]}"; do
     failures=$((failures + 1))
     note "${run}: failed rows or not a valid run (canzona-bench validate)"
   fi
-  gate "${run}" || bad=1
+  mode=gate
+  [ "$(basename "${run}")" = "nightly.json" ] && [ "${#compare_only[@]}" -eq 0 ] && mode=trend
+  gate "${run}" "${mode}" || bad=1
 done
 
 log "summary (${summary}):"
 cat "${summary}"
 if [ "${bad}" -ne 0 ]; then exit 2; fi
 if [ "${regressions}" -gt 0 ] || [ "${failures}" -gt 0 ]; then exit 1; fi
+# A green night measured this commit: the next night's base.
+if [ "${#compare_only[@]}" -eq 0 ] && [ -z "${bundle}" ]; then
+  git -C "${CANZONA_ROOT}" rev-parse HEAD > "${last_green}" 2>/dev/null || true
+fi
 exit 0

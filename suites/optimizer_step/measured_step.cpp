@@ -11,6 +11,7 @@
 
 #include "extra_work.hpp"
 
+#include <canzona/comm/request.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/core/thread_cpu_time.hpp>
 
@@ -42,8 +43,8 @@ struct Totals {
   double cpu = 0;  ///< the largest per-rank thread CPU time of each step
 };
 
-// One step on this rank: its times, and the CPU time its thread spent from the step's start
-// to its end.
+// One step on this rank: its times, and the CPU time its thread spent on its own work from the
+// step's start to its end (waits for peers left out).
 struct TimedStep {
   StepRecord record;
   double cpu_seconds = 0;
@@ -169,12 +170,15 @@ void measured_step(benchmark::State& state, const StepCase& c, const SuiteOption
       stepper.load_gradients();
       world.barrier().wait();
       const double cpu_start = thread_cpu_seconds();
+      const double wait_start = comm::thread_wait_cpu_seconds();
       stepper.step();
       TimedStep s{stepper.last_step()};
       // --canzona_inject_slowdown: work after the executor's last phase, inside the step's time
       // (its total, and its `other` share).
       s.record.total += busy_work(options.slowdown * s.record.total);
-      s.cpu_seconds = thread_cpu_seconds() - cpu_start;
+      // The rank's own work: its CPU time less what it spent spinning for its peers.
+      s.cpu_seconds =
+          (thread_cpu_seconds() - cpu_start) - (comm::thread_wait_cpu_seconds() - wait_start);
       return s;
     };
     if (first_call) {

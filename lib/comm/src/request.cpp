@@ -5,6 +5,8 @@
 // pending request.
 #include "canzona/comm/request.hpp"
 
+#include <canzona/core/thread_cpu_time.hpp>
+
 #include "canzona/comm/timeout.hpp"
 
 #include <fmt/format.h>
@@ -70,10 +72,34 @@ Request& Request::operator=(Request&& other) noexcept {
   return *this;
 }
 
+namespace {
+thread_local double wait_cpu_seconds = 0;
+
+// Adds the thread CPU time of its scope to wait_cpu_seconds, however the scope ends.
+class WaitCpuClock {
+ public:
+  WaitCpuClock() : start_(thread_cpu_seconds()) {}
+  ~WaitCpuClock() {
+    try {
+      wait_cpu_seconds += thread_cpu_seconds() - start_;
+    } catch (...) {  // the clock cannot fail on Linux; a destructor must not throw anyway
+    }
+  }
+  WaitCpuClock(const WaitCpuClock&) = delete;
+  WaitCpuClock& operator=(const WaitCpuClock&) = delete;
+
+ private:
+  double start_;
+};
+}  // namespace
+
+double thread_wait_cpu_seconds() noexcept { return wait_cpu_seconds; }
+
 void Request::wait() {
   if (state_ == nullptr) {
     return;
   }
+  const WaitCpuClock clock;
   const std::chrono::duration<double> timeout = collective_timeout();
   bool done = false;
   try {

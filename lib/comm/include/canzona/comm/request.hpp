@@ -85,4 +85,10 @@ class Request {
 /// Waits for every request, in order.
 void wait_all(std::span<Request> requests);
 
+/// CPU time the calling thread has spent inside Request::wait since it started, seconds. MPI
+/// spins while it waits for a peer, so a rank whose peer was descheduled burns CPU time that is
+/// not its own work: the optimizer-step suite subtracts this from a step's CPU time (its
+/// `cpu_ms`, what the regression gate judges cpu rows by).
+double thread_wait_cpu_seconds() noexcept;
+
 }  // namespace canzona::comm
