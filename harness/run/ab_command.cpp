@@ -284,10 +284,14 @@ class AbJob {
         if (row->verdict == AbVerdict::kMissing || row->verdict == AbVerdict::kNew) continue;
         const Series* b = base->run.find(row->key, false);
         const Series* h = head->run.find(row->key, false);
-        AbPair pair{0, 0, base_first, void_reason(base->run, head->run, b, h)};
+        AbPair pair;
+        pair.base_first = base_first;
+        pair.voided = void_reason(base->run, head->run, b, h);
         if (pair.voided.empty()) {
           pair.base = ab_value(*b, row->metric);
           pair.head = ab_value(*h, row->metric);
+          pair.base_time = b->median_ms();
+          pair.head_time = h->median_ms();
         }
         (confirmation ? row->confirmation : row->pairs).push_back(pair);
       }

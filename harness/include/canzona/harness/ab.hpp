@@ -63,6 +63,8 @@ void check_ab_settings(const AbSettings& settings);
 struct AbPair {
   double base = 0;
   double head = 0;
+  double base_time = 0;  ///< the time column (wall or CUDA-event time), whatever the metric
+  double head_time = 0;
   bool base_first = true;
   std::string voided;  ///< why the pair does not count (e.g. GPU clocks changed), "" = counts
 };
