@@ -292,6 +292,7 @@ if [ "${bad}" -ne 0 ]; then exit 2; fi
 if [ "${regressions}" -gt 0 ] || [ "${failures}" -gt 0 ]; then exit 1; fi
 # A green night measured this commit: the next night's base.
 if [ "${#compare_only[@]}" -eq 0 ] && [ -z "${bundle}" ]; then
-  git -C "${CANZONA_ROOT}" rev-parse HEAD > "${last_green}" 2>/dev/null || true
+  mkdir -p "$(dirname "${last_green}")" &&
+    git -C "${CANZONA_ROOT}" rev-parse HEAD > "${last_green}" 2>/dev/null || true
 fi
 exit 0

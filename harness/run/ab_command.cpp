@@ -141,6 +141,13 @@ class SampleTaker {
                            fmt::format("the {} side's sample {}", side.name, count_ - 1)),
                   where};
     std::filesystem::remove(file);
+    // The sample's own command names a scratch file that is gone: say what it was instead.
+    if (auto it = sample.run.context.find("canzona_command"); it != sample.run.context.end()) {
+      const std::string scratch_file = file.string();
+      if (const auto at = it->second.find(scratch_file); at != std::string::npos) {
+        it->second.replace(at, scratch_file.size(), fmt::format("SAMPLE-{}.json", side.name));
+      }
+    }
     sample.info["side"] = side.name;
     sample.info["wall_s"] = wall;
     const nlohmann::json& context = document.at("context");
