@@ -97,9 +97,10 @@ def main():
         print("| row | metric | pairs | sd (metric) | sd (time column) |")
         print("|---|---|---:|---:|---:|")
         for (name, metric), values in sorted(noise.items()):
-            sd_metric = statistics.stdev(values["metric"]) * 100 if len(values["metric"]) > 1 else float("nan")
-            sd_time = statistics.stdev(values["time"]) * 100 if len(values["time"]) > 1 else float("nan")
-            print(f"| `{name}` | {metric} | {len(values['metric'])} | {sd_metric:.1f} | {sd_time:.1f} |")
+            def sd(xs):
+                return f"{statistics.stdev(xs) * 100:.1f}" if len(xs) > 1 else "-"
+
+            print(f"| `{name}` | {metric} | {len(values['metric'])} | {sd(values['metric'])} | {sd(values['time'])} |")
     return 0
 
 
