@@ -89,8 +89,11 @@ nlohmann::json statistic_json(const AbStatistic& s) {
 nlohmann::json pairs_json(const std::vector<AbPair>& pairs) {
   nlohmann::json j = nlohmann::json::array();
   for (const AbPair& p : pairs) {
-    nlohmann::json pair = {
-        {"base", p.base}, {"head", p.head}, {"order", p.base_first ? "AB" : "BA"}};
+    nlohmann::json pair = {{"base", p.base},
+                           {"head", p.head},
+                           {"base_time", p.base_time},
+                           {"head_time", p.head_time},
+                           {"order", p.base_first ? "AB" : "BA"}};
     if (!p.voided.empty()) pair["voided"] = p.voided;
     j.push_back(std::move(pair));
   }

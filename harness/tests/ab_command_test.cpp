@@ -93,6 +93,9 @@ TEST(AbCommandTest, IdenticalSidesAreSameWithTheirIntervals) {
                                       [](const nlohmann::json& p) { return p["order"] == "AB"; });
   EXPECT_TRUE(ab_first == 2 || ab_first == 3) << pairs.dump();
   EXPECT_EQ(j["rows"][0]["metric"], "cpu_ms");
+  // Each pair also keeps the time column (the fake's real_time is 1.4 x its cpu_ms).
+  EXPECT_NEAR(pairs[0]["base_time"].get<double>(), 1.4 * pairs[0]["base"].get<double>(), 1e-9);
+  EXPECT_NEAR(pairs[0]["head_time"].get<double>(), 1.4 * pairs[0]["head"].get<double>(), 1e-9);
   EXPECT_EQ(j["settings"]["seed"], "11");
   EXPECT_EQ(j["exit_code"], 0);
 }
