@@ -13,6 +13,8 @@
 #include <canzona/comm/nccl_check.hpp>
 #endif
 
+#include <canzona/core/thread_cpu_time.hpp>
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -164,6 +166,45 @@ TEST(CommRequest, WaitTimesOutNamingTheCollectiveGroupAndRank) {
   { Request other(std::make_unique<StalledState>()); }
   set_collective_timeout(-1);
   EXPECT_EQ(collective_timeout().count(), kDefaultCollectiveTimeoutSeconds);
+}
+
+// Burns `seconds` of this thread's CPU time in every wait() or test(): a peer that keeps the
+// rank spinning for a while.
+class SpinningState final : public RequestState {
+ public:
+  explicit SpinningState(double seconds) : seconds_(seconds) {}
+  void wait() override { spin(); }
+  bool test() override {
+    spin();
+    return true;
+  }
+
+ private:
+  void spin() const {
+    const double start = canzona::thread_cpu_seconds();
+    volatile double sink = 0;
+    while (canzona::thread_cpu_seconds() - start < seconds_) sink = sink + 1;
+  }
+  double seconds_;
+};
+
+// What the optimizer-step suite's cpu_ms relies on: CPU time spent inside Request::wait, on
+// either path (blocking wait with no timeout, polling against one), is counted by the thread's
+// wait clock, and CPU time outside it is not.
+TEST(CommRequest, TheWaitClockCountsCpuTimeInsideWaitsOnly) {
+  for (const double timeout : {0.0, 600.0}) {
+    set_collective_timeout(timeout);
+    const double before = thread_wait_cpu_seconds();
+    {
+      SpinningState outside(0.02);
+      outside.wait();
+    }  // not through a Request: not counted
+    EXPECT_LT(thread_wait_cpu_seconds() - before, 0.02) << "timeout " << timeout;
+    Request spinning(std::make_unique<SpinningState>(0.03));
+    spinning.wait();
+    EXPECT_GE(thread_wait_cpu_seconds() - before, 0.03) << "timeout " << timeout;
+  }
+  set_collective_timeout(-1);
 }
 
 // A timeout too large for a steady_clock deadline would overflow into an immediate false
