@@ -3,7 +3,7 @@
 //
 // JSON model specs and HF config.json (`--model FILE`): parse, validate, then derive what every
 // command derives from a spec (parameter counts, the Megatron parameter list).
-#include "fuzz_main.hpp"
+#include <canzona/core/fuzz_contract.hpp>
 
 #include <canzona/model/json.hpp>
 #include <canzona/model/parameters.hpp>

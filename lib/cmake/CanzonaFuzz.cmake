@@ -1,24 +1,19 @@
 # SPDX-FileCopyrightText: Canzona Bench contributors
 # SPDX-License-Identifier: Apache-2.0
 #
-# libFuzzer targets, one per parser of user files (README.md here). Built with
-# -DCANZONA_BUILD_FUZZERS=ON in a Clang build with sanitizers (ci/sanitize.sh). Two tests each:
+# libFuzzer targets live beside the parser they fuzz, in a fuzz/ folder of its component
+# (ci/fuzzing.md lists them). Built with -DCANZONA_BUILD_FUZZERS=ON in a Clang build with
+# sanitizers (ci/sanitize.sh). Two tests each:
 #   canzona_fuzz_<name>.regression (label fuzz): every seed and every kept crash input, once;
 #   canzona_fuzz_<name>.run (label fuzz_run): fuzzing for CANZONA_FUZZ_SECONDS from the seeds.
 set(CANZONA_FUZZ_SECONDS 30 CACHE STRING "Seconds each fuzz target runs in its fuzz_run test")
 
-set(canzona_fuzz_npy_libs canzona::io)
-set(canzona_fuzz_model_spec_libs canzona::model)
-set(canzona_fuzz_topology_libs canzona::sim)
-set(canzona_fuzz_nccl_tests_libs canzona::sim)
-set(canzona_fuzz_compute_cache_libs canzona::sim)
-set(canzona_fuzz_gbench_json_libs canzona::bench)
-
-math(EXPR fuzz_timeout "${CANZONA_FUZZ_SECONDS} * 3 + 60")
-foreach(name npy model_spec topology nccl_tests compute_cache gbench_json)
+# canzona_add_fuzzer(<name> <libraries>...): canzona_fuzz_<name> from <name>_fuzz.cpp in the
+# calling folder, seeded from corpus/<name>/ and replaying regressions/<name>/ there.
+function(canzona_add_fuzzer name)
   set(target canzona_fuzz_${name})
   add_executable(${target} ${name}_fuzz.cpp)
-  target_link_libraries(${target} PRIVATE ${canzona_fuzz_${name}_libs} canzona::core)
+  target_link_libraries(${target} PRIVATE ${ARGN} canzona::core)
   target_compile_options(${target} PRIVATE -fsanitize=fuzzer)
   target_link_options(${target} PRIVATE -fsanitize=fuzzer)
 
@@ -32,6 +27,7 @@ foreach(name npy model_spec topology nccl_tests compute_cache gbench_json)
 
   # The working corpus lives in the build tree, so the source seeds stay small; a crash input is
   # written to <build>/fuzz-artifacts/<name>/ (keep it in regressions/<name>/ once fixed).
+  math(EXPR fuzz_timeout "${CANZONA_FUZZ_SECONDS} * 3 + 60")
   set(work ${CMAKE_CURRENT_BINARY_DIR}/corpus-${name})
   set(artifacts ${PROJECT_BINARY_DIR}/fuzz-artifacts/${name}/)
   add_test(NAME ${target}.run
@@ -40,6 +36,5 @@ foreach(name npy model_spec topology nccl_tests compute_cache gbench_json)
                    $<TARGET_FILE:${target}> -max_total_time=${CANZONA_FUZZ_SECONDS}
                    -rss_limit_mb=2048 -timeout=20 -print_final_stats=1
                    -artifact_prefix=${artifacts} ${work} ${inputs})
-  set_tests_properties(${target}.run PROPERTIES LABELS fuzz_run
-                       TIMEOUT ${fuzz_timeout})
-endforeach()
+  set_tests_properties(${target}.run PROPERTIES LABELS fuzz_run TIMEOUT ${fuzz_timeout})
+endfunction()

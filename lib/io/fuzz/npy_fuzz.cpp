@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // .npy files (`canzona-bench step --param/--grad`): parse, and re-encode what parsed.
-#include "fuzz_main.hpp"
+#include <canzona/core/fuzz_contract.hpp>
 
 #include <canzona/io/npy.hpp>
 

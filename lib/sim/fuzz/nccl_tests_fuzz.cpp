@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // nccl-tests output (`calibrate --nccl-tests FILE`): parse, then fit what parsed.
-#include "fuzz_main.hpp"
+#include <canzona/core/fuzz_contract.hpp>
 
 #include <canzona/sim/nccl_tests.hpp>
 

@@ -3,7 +3,7 @@
 //
 // Topology files (`project --topology FILE`, `calibrate --base FILE`): parse and validate, then
 // cost one collective on what parsed (every accepted topology must give finite times).
-#include "fuzz_main.hpp"
+#include <canzona/core/fuzz_contract.hpp>
 
 #include <canzona/sim/collective_model.hpp>
 #include <canzona/sim/topology.hpp>

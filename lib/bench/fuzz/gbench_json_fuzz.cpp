@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Google Benchmark JSON, through the reader `validate` (and the comparison commands) use.
-#include "fuzz_main.hpp"
+#include <canzona/core/fuzz_contract.hpp>
 
 #include <canzona/bench/gbench_json.hpp>
 

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Compute caches (`project --compute-cache FILE`): merge a cache file's text.
-#include "fuzz_main.hpp"
+#include <canzona/core/fuzz_contract.hpp>
 
 #include <canzona/sim/compute_model.hpp>
 
