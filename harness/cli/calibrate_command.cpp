@@ -33,6 +33,7 @@ struct CalibrateOptions {
 };
 
 int calibrate(const CalibrateOptions& o, std::ostream& out) {
+  io::check_output_file(o.out, "--out", {o.inputs.begin(), o.inputs.end()});
   const sim::Topology base = sim::resolve_topology(o.base);
   std::optional<sim::CollectiveClass> hint;
   if (o.op) hint = sim::parse_collective_class(*o.op);

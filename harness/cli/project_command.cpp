@@ -214,6 +214,9 @@ std::string settings_line(const plan::StepPlan& plan) {
 
 int project(const ProjectOptions& o, std::ostream& out) {
   check_flags(o);
+  if (!o.out.empty()) {
+    io::check_output_file(o.out, "--out", {o.model, o.topology, o.compute_cache});
+  }
   const model::ModelSpec spec = model::resolve_model(o.model);
   const sim::Topology topology = sim::resolve_topology(o.topology);
   const layout::ParallelConfig config = parallel_config(o, spec, topology);

@@ -10,6 +10,7 @@
 #include <canzona/backend/backend.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/harness/cli.hpp>
+#include <canzona/io/atomic_file.hpp>
 #include <canzona/io/npy.hpp>
 #include <canzona/optim/matrix_optimizer.hpp>
 #include <canzona/optim/reference/adamw_reference.hpp>
@@ -20,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <ostream>
 #include <vector>
@@ -152,6 +154,9 @@ std::vector<double> step_backend(const optim::OptimizerSpec& spec, const std::st
 }
 
 int step(const StepOptions& options, std::ostream& out) {
+  std::vector<std::filesystem::path> inputs(options.grads.begin(), options.grads.end());
+  inputs.emplace_back(options.param);
+  io::check_output_file(options.out, "--out", inputs);
   const optim::OptimizerSpec spec = options.optimizer->spec();
   io::NpyArray param = read_parameter(options.param);
   const optim::Shape shape = matrix_shape(param, spec, options.param);

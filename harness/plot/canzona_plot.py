@@ -34,6 +34,9 @@ def load_pyplot():
         raise BadInput("matplotlib is not installed for " + sys.executable +
                        ": apt-get install python3-matplotlib (Debian 12)")
     matplotlib.use("Agg")
+    # Names and provenance come from run files: a '$' in them must be a dollar sign, not the
+    # start of mathtext (which raises on anything it cannot parse).
+    matplotlib.rcParams["text.parse_math"] = False
     import matplotlib.pyplot as plt
     return plt
 

@@ -87,6 +87,16 @@ class PlotScriptTest(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertIn("rank_loads.png", out)
 
+    def test_text_from_run_files_is_drawn_as_it_is(self):
+        # '$' and '\\' would be mathtext; a newline would be a line of the footer.
+        hostile = json.loads(json.dumps(RUN))
+        hostile["provenance"] = ["Run: $\\frac{1}{0$ \\undefined", "Host: a\nb"]
+        for s in hostile["series"]:
+            s["model"] = "m$^{"
+        code, out, err = self.run_script(hostile)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(out.splitlines()), 3, out)
+
     def test_bad_data_exits_two(self):
         code, out, err = self.run_script({"kind": "spreadsheet"})
         self.assertEqual(code, 2)

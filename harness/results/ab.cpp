@@ -163,12 +163,9 @@ std::vector<AllowedChange> parse_allowed_changes(std::string_view text, std::str
           "{}:{}: '{}' is not 'ROW_REGEX COUNTER_REGEX' (two fields, then an optional # comment)",
           source, number, line));
     }
-    try {
-      allowed.push_back({std::regex(row), std::regex(counter), line});
-    } catch (const std::regex_error& e) {
-      throw ConfigError(fmt::format("{}:{}: '{}' is not a valid regular expression: {}", source,
-                                    number, line, e.what()));
-    }
+    const std::string where = fmt::format("{}:{}", source, number);
+    allowed.push_back({bench::NamePattern(row, where + ": ROW_REGEX"),
+                       bench::NamePattern(counter, where + ": COUNTER_REGEX"), line});
   }
   return allowed;
 }
@@ -179,14 +176,14 @@ std::vector<AbDeterministicChange> deterministic_changes(
   const auto add = [&](const std::string& key, const std::string& counter, std::string b,
                        std::string h) {
     const bool ok = std::any_of(allowed.begin(), allowed.end(), [&](const AllowedChange& a) {
-      return std::regex_search(key, a.row) && std::regex_search(counter, a.counter);
+      return a.row.matches(key) && a.counter.matches(counter);
     });
     changes.push_back({key, counter, std::move(b), std::move(h), ok});
   };
   for (const Series& b : base.series) {
     const Series* h = head.find(b.name.key, b.projected());
     if (h == nullptr || b.error || h->error) continue;  // MISSING / NEW are the timing's to say
-    const std::string key = b.projected() ? b.name.key + "/projected" : b.name.key;
+    const std::string key = bench::registered_name(b.name);
     const auto hash = [](const Series& s) {
       const auto it = s.label_fields.find("plan_hash");
       return it == s.label_fields.end() ? std::string() : it->second;

@@ -5,6 +5,7 @@
 // wants to check the verdicts.
 #include "context_cells.hpp"
 #include "number_format.hpp"
+#include "report_text.hpp"
 
 #include <canzona/harness/ab.hpp>
 
@@ -108,7 +109,8 @@ std::string ab_markdown(const AbResult& result) {
   const AbSettings& s = result.settings;
   std::string md = "## canzona-bench ab\n\n";
   md += "| | base | head |\n|---|---|---|\n";
-  md += fmt::format("| command | `{}` | `{}` |\n", result.base_command, result.head_command);
+  md += fmt::format("| command | {} | {} |\n", markdown_code(result.base_command),
+                    markdown_code(result.head_command));
   for (const auto& [label, key] : std::array<std::pair<const char*, const char*>, 6>{{
            {"git", "canzona_git_sha"},
            {"build", "canzona_build_type"},
@@ -117,11 +119,14 @@ std::string ab_markdown(const AbResult& result) {
            {"cores", "num_cpus"},
            {"slowdown injected", "canzona_inject_slowdown"},
        }}) {
-    md += fmt::format("| {} | {} | {} |\n", label, context_value(b, key), context_value(h, key));
+    md += fmt::format("| {} | {} | {} |\n", label, markdown_text(context_value(b, key)),
+                      markdown_text(context_value(h, key)));
   }
-  md += fmt::format("| device | {} | {} |\n", device_line(b), device_line(h));
+  md += fmt::format("| device | {} | {} |\n", markdown_text(device_line(b)),
+                    markdown_text(device_line(h)));
   md += fmt::format("| load average (1 min) over its samples | {} | {} |\n\n",
-                    load_range(result, "base"), load_range(result, "head"));
+                    markdown_text(load_range(result, "base")),
+                    markdown_text(load_range(result, "head")));
 
   md += fmt::format(
       "One sample is one fresh process of a side's `run`; samples come in pairs in a balanced "
@@ -140,11 +145,11 @@ std::string ab_markdown(const AbResult& result) {
   md += "|---|---|---:|---:|---:|---:|---:|---|\n";
   for (const AbRow& row : result.rows) {
     const AbStatistic& st = row.statistic;
-    md +=
-        fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | **{}** |\n", row.key, row.metric,
-                    side_median(row.pairs, false), side_median(row.pairs, true), interval_cell(st),
-                    pairs_cell(st), st.pairs >= 2 ? fmt::format("{:.3g}", st.p_slower_holm) : "-",
-                    ab_verdict_name(row.verdict));
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | **{}** |\n", markdown_code(row.key),
+                      markdown_text(row.metric), side_median(row.pairs, false),
+                      side_median(row.pairs, true), interval_cell(st), pairs_cell(st),
+                      st.pairs >= 2 ? fmt::format("{:.3g}", st.p_slower_holm) : "-",
+                      ab_verdict_name(row.verdict));
     if (row.confirmation_statistic) {
       const AbStatistic& c = *row.confirmation_statistic;
       md += fmt::format("| ↳ confirmation | | {} | {} | {} | {} | {} | |\n",
@@ -158,7 +163,8 @@ std::string ab_markdown(const AbResult& result) {
     md += "Plan hashes, deterministic counters and projected times differ between the sides:\n\n";
     md += "| benchmark | what | base | head | |\n|---|---|---:|---:|---|\n";
     for (const AbDeterministicChange& c : result.changes) {
-      md += fmt::format("| `{}` | {} | {} | {} | {} |\n", c.key, c.counter, c.base, c.head,
+      md += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_code(c.key),
+                        markdown_text(c.counter), markdown_text(c.base), markdown_text(c.head),
                         c.allowed ? "allowed" : "**not allowed**");
     }
   }

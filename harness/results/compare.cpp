@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <regex>
 #include <set>
 
 namespace canzona::harness {
@@ -29,10 +28,10 @@ class Refusals {
       refused_.push_back(fmt::format("{} (pass {} to compare anyway)", what, flag));
     }
   }
-  void throw_if_any(const Run& baseline, const Run& candidate) const {
+  void throw_if_any(const Run& base, const Run& head) const {
     if (refused_.empty()) return;
     std::string message =
-        fmt::format("refusing to compare '{}' with '{}':", baseline.source, candidate.source);
+        fmt::format("refusing to compare '{}' with '{}':", base.source, head.source);
     for (const std::string& r : refused_) message += "\n  - " + r;
     throw ConfigError(message);
   }
@@ -41,10 +40,10 @@ class Refusals {
   std::vector<std::string> refused_;
 };
 
-void check_contexts(const Run& baseline, const Run& candidate, const CompareOptions& options,
+void check_contexts(const Run& base, const Run& head, const CompareOptions& options,
                     Refusals& refusals, std::vector<std::string>& allowed) {
-  require_canzona_provenance(baseline.context, baseline.source, options.allow_debug);
-  require_canzona_provenance(candidate.context, candidate.source, options.allow_debug);
+  require_canzona_provenance(base.context, base.source, options.allow_debug);
+  require_canzona_provenance(head.context, head.source, options.allow_debug);
   struct Key {
     const char* key;
     const char* what;
@@ -60,47 +59,42 @@ void check_contexts(const Run& baseline, const Run& candidate, const CompareOpti
        "--allow-backend-mismatch"},
   }};
   for (const Key& k : keys) {
-    const std::string b = baseline.context_or(k.key, "");
-    const std::string c = candidate.context_or(k.key, "");
+    const std::string b = base.context_or(k.key, "");
+    const std::string c = head.context_or(k.key, "");
     // canzona_backend is written by `canzona-bench run` only; single suites carry the backend
     // in their names.
     if (b.empty() || c.empty() || b == c) continue;
-    refusals.add(
-        k.allowed,
-        fmt::format("{}: baseline {} = '{}', candidate {} = '{}'", k.what, k.key, b, k.key, c),
-        k.flag, allowed);
+    refusals.add(k.allowed,
+                 fmt::format("{}: base {} = '{}', head {} = '{}'", k.what, k.key, b, k.key, c),
+                 k.flag, allowed);
   }
 }
 
-std::string display_name(const bench::BenchmarkName& name) {
-  return name.projected ? name.key + "/projected" : name.key;
-}
-
-void compare_counters(const Series& baseline, const Series& candidate, RowComparison& row) {
-  for (const auto& [key, value] : baseline.counters) {
-    if (!is_deterministic_counter(baseline.name, key)) continue;
-    const std::optional<double> other = candidate.counter(key);
+void compare_counters(const Series& base, const Series& head, RowComparison& row) {
+  for (const auto& [key, value] : base.counters) {
+    if (!is_deterministic_counter(base.name, key)) continue;
+    const std::optional<double> other = head.counter(key);
     // A counter only one side has is a schema change, not a behaviour change.
     if (other && *other != value) row.behaviour_changes.push_back({key, value, *other});
   }
 }
 
-void judge_timing(const Series& baseline, const Series& candidate, const CompareOptions& options,
+void judge_timing(const Series& base, const Series& head, const CompareOptions& options,
                   RowComparison& row) {
-  const double b = baseline.median_ms();
-  const double c = candidate.median_ms();
+  const double b = base.median_ms();
+  const double c = head.median_ms();
   row.change = b > 0 ? c / b - 1.0 : (c > 0 ? INFINITY : 0.0);
   const double magnitude = std::abs(row.change);
   const bool utest =
-      static_cast<std::int64_t>(baseline.samples_ms.size()) >= options.utest_repetitions &&
-      static_cast<std::int64_t>(candidate.samples_ms.size()) >= options.utest_repetitions;
+      static_cast<std::int64_t>(base.samples_ms.size()) >= options.utest_repetitions &&
+      static_cast<std::int64_t>(head.samples_ms.size()) >= options.utest_repetitions;
   const Verdict moved = row.change > 0 ? Verdict::kSlower : Verdict::kFaster;
   if (utest) {
     // Google Benchmark's compare.py: a U test on the repetitions; a significant move beyond the
     // threshold is a change, an insignificant one is noise.
     row.method = "u-test";
     row.threshold = options.threshold;
-    row.p_value = mann_whitney_u(baseline.samples_ms, candidate.samples_ms).p_value;
+    row.p_value = mann_whitney_u(base.samples_ms, head.samples_ms).p_value;
     if (magnitude <= options.threshold) {
       row.verdict = Verdict::kSame;
     } else {
@@ -111,8 +105,8 @@ void judge_timing(const Series& baseline, const Series& candidate, const Compare
   // nvbench's compare: the medians against the threshold widened to the smaller of the two
   // relative spreads, known only with at least two repetitions on both sides.
   row.method = "noise";
-  const bool spread_known = baseline.repetitions() >= 2 && candidate.repetitions() >= 2;
-  const double noise = spread_known ? std::min(row.baseline_cv, row.candidate_cv) : 0.0;
+  const bool spread_known = base.repetitions() >= 2 && head.repetitions() >= 2;
+  const double noise = spread_known ? std::min(row.base_cv, row.head_cv) : 0.0;
   row.threshold = std::max(options.threshold, noise);
   if (magnitude <= options.threshold) {
     row.verdict = Verdict::kSame;
@@ -123,45 +117,44 @@ void judge_timing(const Series& baseline, const Series& candidate, const Compare
   }
 }
 
-RowComparison compare_pair(const Series& baseline, const Series& candidate,
-                           const CompareOptions& options) {
+RowComparison compare_pair(const Series& base, const Series& head, const CompareOptions& options) {
   RowComparison row;
-  row.name = display_name(baseline.name);
-  row.baseline_projected = baseline.projected();
-  row.candidate_projected = candidate.projected();
-  row.baseline_repetitions = baseline.repetitions();
-  row.candidate_repetitions = candidate.repetitions();
-  if (!baseline.error) {
-    row.baseline_ms = baseline.median_ms();
-    row.baseline_cv = baseline.cv();
+  row.name = bench::registered_name(base.name);
+  row.base_projected = base.projected();
+  row.head_projected = head.projected();
+  row.base_repetitions = base.repetitions();
+  row.head_repetitions = head.repetitions();
+  if (!base.error) {
+    row.base_ms = base.median_ms();
+    row.base_cv = base.cv();
   }
-  if (!candidate.error) {
-    row.candidate_ms = candidate.median_ms();
-    row.candidate_cv = candidate.cv();
+  if (!head.error) {
+    row.head_ms = head.median_ms();
+    row.head_cv = head.cv();
   }
-  if (candidate.error) {
+  if (head.error) {
     row.verdict = Verdict::kMissing;
-    row.note = "failed in the candidate: " + *candidate.error;
+    row.note = "failed in the head: " + *head.error;
     return row;
   }
-  if (baseline.error) {
+  if (base.error) {
     row.verdict = Verdict::kNew;
-    row.note = "failed in the baseline: " + *baseline.error;
+    row.note = "failed in the base: " + *base.error;
     return row;
   }
-  compare_counters(baseline, candidate, row);
-  judge_timing(baseline, candidate, options, row);
+  compare_counters(base, head, row);
+  judge_timing(base, head, options, row);
   return row;
 }
 
 RowComparison one_sided(const Series& series, Verdict verdict) {
   RowComparison row;
-  row.name = display_name(series.name);
+  row.name = bench::registered_name(series.name);
   row.verdict = verdict;
-  const bool in_baseline = verdict == Verdict::kMissing;
-  (in_baseline ? row.baseline_projected : row.candidate_projected) = series.projected();
-  (in_baseline ? row.baseline_repetitions : row.candidate_repetitions) = series.repetitions();
-  if (!series.error) (in_baseline ? row.baseline_ms : row.candidate_ms) = series.median_ms();
+  const bool in_base = verdict == Verdict::kMissing;
+  (in_base ? row.base_projected : row.head_projected) = series.projected();
+  (in_base ? row.base_repetitions : row.head_repetitions) = series.repetitions();
+  if (!series.error) (in_base ? row.base_ms : row.head_ms) = series.median_ms();
   return row;
 }
 
@@ -220,8 +213,8 @@ int Comparison::behaviour_changes() const {
 
 namespace {
 bool timed_on_both_sides(const RowComparison& row) {
-  return !row.method.empty() && row.baseline_ms && row.candidate_ms && *row.baseline_ms > 0 &&
-         *row.candidate_ms > 0 && std::isfinite(*row.candidate_ms / *row.baseline_ms);
+  return !row.method.empty() && row.base_ms && row.head_ms && *row.base_ms > 0 &&
+         *row.head_ms > 0 && std::isfinite(*row.head_ms / *row.base_ms);
 }
 }  // namespace
 
@@ -234,7 +227,7 @@ double Comparison::geomean_ratio() const {
   int n = 0;
   for (const RowComparison& row : rows) {
     if (!timed_on_both_sides(row)) continue;
-    log_sum += std::log(*row.candidate_ms / *row.baseline_ms);
+    log_sum += std::log(*row.head_ms / *row.base_ms);
     ++n;
   }
   return n == 0 ? 1.0 : std::exp(log_sum / n);
@@ -246,7 +239,7 @@ int Comparison::exit_code() const {
   return regression ? 1 : 0;
 }
 
-Comparison compare_runs(const Run& baseline, const Run& candidate, const CompareOptions& options) {
+Comparison compare_runs(const Run& base, const Run& head, const CompareOptions& options) {
   if (!(options.threshold >= 0.0)) {
     throw ConfigError(
         fmt::format("--threshold must be a percentage >= 0, got {}", options.threshold * 100.0));
@@ -258,65 +251,65 @@ Comparison compare_runs(const Run& baseline, const Run& candidate, const Compare
     throw ConfigError("--utest-repetitions must be at least 2 (the U test needs samples)");
   }
   Comparison comparison;
-  comparison.baseline_source = baseline.source;
-  comparison.candidate_source = candidate.source;
-  comparison.baseline_context = baseline.context;
-  comparison.candidate_context = candidate.context;
+  comparison.base_source = base.source;
+  comparison.head_source = head.source;
+  comparison.base_context = base.context;
+  comparison.head_context = head.context;
   comparison.options = options;
 
   Refusals refusals;
-  check_contexts(baseline, candidate, options, refusals, comparison.allowed_differences);
+  check_contexts(base, head, options, refusals, comparison.allowed_differences);
 
-  const std::optional<std::regex> filter = name_filter(options.filter.value_or(""));
+  const std::optional<bench::NamePattern> filter = name_filter(options.filter.value_or(""));
   auto selected = [&](const Series& s) {
-    return !filter || std::regex_search(display_name(s.name), *filter);
+    return !filter || filter->matches(bench::registered_name(s.name));
   };
 
   std::set<const Series*> matched;
-  for (const Series& base : baseline.series) {
-    if (!selected(base)) continue;
-    const Series* cand = candidate.find(base.name.key, base.name.projected);
-    if (cand == nullptr) {
+  for (const Series& base_series : base.series) {
+    if (!selected(base_series)) continue;
+    const Series* head_series = head.find(base_series.name.key, base_series.name.projected);
+    if (head_series == nullptr) {
       // The same configuration measured on one side and projected on the other.
-      const Series* other = candidate.find(base.name.key, !base.name.projected);
+      const Series* other = head.find(base_series.name.key, !base_series.name.projected);
       if (other != nullptr) {
         refusals.add(options.allow_projected_mix,
-                     fmt::format("'{}' is {} in the baseline but {} in the candidate",
-                                 base.name.key, base.name.projected ? "projected" : "measured",
+                     fmt::format("'{}' is {} in the base but {} in the head", base_series.name.key,
+                                 base_series.name.projected ? "projected" : "measured",
                                  other->name.projected ? "projected" : "measured"),
                      "--allow-projected-mix", comparison.allowed_differences);
-        cand = other;
+        head_series = other;
       }
     }
-    if (cand == nullptr) {
-      comparison.rows.push_back(one_sided(base, Verdict::kMissing));
+    if (head_series == nullptr) {
+      comparison.rows.push_back(one_sided(base_series, Verdict::kMissing));
       continue;
     }
-    matched.insert(cand);
-    const std::string& base_plan = base.label_fields.count("plan_hash") != 0
-                                       ? base.label_fields.at("plan_hash")
+    matched.insert(head_series);
+    const std::string& base_plan = base_series.label_fields.count("plan_hash") != 0
+                                       ? base_series.label_fields.at("plan_hash")
                                        : std::string();
-    const auto cand_plan = cand->label_fields.find("plan_hash");
-    if (!base_plan.empty() && cand_plan != cand->label_fields.end() &&
-        cand_plan->second != base_plan) {
+    const auto head_plan = head_series->label_fields.find("plan_hash");
+    if (!base_plan.empty() && head_plan != head_series->label_fields.end() &&
+        head_plan->second != base_plan) {
       refusals.add(options.allow_plan_mismatch,
-                   fmt::format("'{}' was planned differently: plan_hash {} in the baseline, {} "
-                               "in the candidate",
-                               base.name.key, base_plan, cand_plan->second),
+                   fmt::format("'{}' was planned differently: plan_hash {} in the base, {} "
+                               "in the head",
+                               base_series.name.key, base_plan, head_plan->second),
                    "--allow-plan-mismatch", comparison.allowed_differences);
     }
-    RowComparison row = compare_pair(base, *cand, options);
-    if (base.projected() != cand->projected()) {
+    RowComparison row = compare_pair(base_series, *head_series, options);
+    if (base_series.projected() != head_series->projected()) {
       row.note = "projected against measured";
     }
     comparison.rows.push_back(std::move(row));
   }
-  for (const Series& cand : candidate.series) {
-    if (selected(cand) && matched.count(&cand) == 0) {
-      comparison.rows.push_back(one_sided(cand, Verdict::kNew));
+  for (const Series& head_series : head.series) {
+    if (selected(head_series) && matched.count(&head_series) == 0) {
+      comparison.rows.push_back(one_sided(head_series, Verdict::kNew));
     }
   }
-  refusals.throw_if_any(baseline, candidate);
+  refusals.throw_if_any(base, head);
   if (comparison.rows.empty()) {
     throw ConfigError(fmt::format("--filter '{}' matches no benchmark of either run",
                                   options.filter.value_or("")));
@@ -327,7 +320,7 @@ Comparison compare_runs(const Run& baseline, const Run& candidate, const Compare
     throw ConfigError(fmt::format(
         "'{}' and '{}' share no benchmark{}: compare runs of the same preset, models and ranks "
         "(canzona-bench run --list shows a run's cases)",
-        baseline.source, candidate.source,
+        base.source, head.source,
         options.filter ? fmt::format(" matching --filter '{}'", *options.filter) : ""));
   }
   return comparison;

@@ -1,8 +1,10 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// `canzona-bench compare BASELINE.json CANDIDATE.json`: the regression gate. Exit 1 when a row
-// is SLOWER or MISSING, 0 otherwise, 2 when the files are bad or must not be compared.
+// `canzona-bench compare BASE.json HEAD.json`: two stored runs side by side (trends, and the
+// kernels' gate; the nightly suites are gated by `ab`, which measures both builds in one job).
+// Exit 1 when a row is SLOWER or MISSING, 0 otherwise, 2 when the files are bad or must not be
+// compared.
 #include <canzona/bench/flag_checks.hpp>
 #include "commands.hpp"
 
@@ -19,8 +21,8 @@ namespace canzona::harness {
 namespace {
 
 struct CompareCommandOptions {
-  std::string baseline;
-  std::string candidate;
+  std::string base;
+  std::string head;
   double threshold_percent = 5.0;
   CompareOptions compare;
   std::string filter;
@@ -31,10 +33,10 @@ struct CompareCommandOptions {
 };
 
 int compare(CompareCommandOptions& o, std::ostream& out) {
+  if (!o.out.empty()) io::check_output_file(o.out, "--out", {o.base, o.head});
   o.compare.threshold = o.threshold_percent / 100.0;
   if (!o.filter.empty()) o.compare.filter = o.filter;
-  const Comparison comparison =
-      compare_runs(read_run(o.baseline), read_run(o.candidate), o.compare);
+  const Comparison comparison = compare_runs(read_run(o.base), read_run(o.head), o.compare);
   const std::string text = o.json ? comparison_json(comparison).dump(2) + "\n"
                                   : comparison_markdown(comparison, o.changes_only);
   if (o.out.empty()) {
@@ -53,11 +55,10 @@ CommandAction add_compare_command(CLI::App& app) {
   auto o = std::make_shared<CompareCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "compare",
-      "Compare a candidate run against a baseline (the regression gate): per benchmark SAME, "
-      "FASTER, SLOWER, NOISY, NEW or MISSING; exit 1 on SLOWER or MISSING");
-  cmd->add_option("baseline", o->baseline, "Baseline run JSON (e.g. a stored reference)")
-      ->required();
-  cmd->add_option("candidate", o->candidate, "Candidate run JSON")->required();
+      "Compare two stored runs, HEAD against BASE (trends; for two builds use ab): per "
+      "benchmark SAME, FASTER, SLOWER, NOISY, NEW or MISSING; exit 1 on SLOWER or MISSING");
+  cmd->add_option("base", o->base, "Base run JSON (e.g. a stored reference)")->required();
+  cmd->add_option("head", o->head, "Head run JSON (e.g. tonight's run)")->required();
   cmd->add_option("--threshold", o->threshold_percent,
                   "Change of the median, in percent, below which a row is SAME")
       ->capture_default_str()

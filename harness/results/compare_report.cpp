@@ -4,6 +4,7 @@
 // The compare report: markdown for a pull request or a nightly log, JSON for dashboards.
 #include "context_cells.hpp"
 #include "number_format.hpp"
+#include "report_text.hpp"
 
 #include <canzona/harness/compare.hpp>
 
@@ -34,8 +35,7 @@ std::vector<std::string> measurement_warnings(const std::map<std::string, std::s
     const std::string x = context_value(b, key);
     const std::string y = context_value(c, key);
     if (x != "-" && y != "-" && x != y) {
-      warnings.push_back(
-          fmt::format("{} differ: {} in the baseline, {} in the candidate", what, x, y));
+      warnings.push_back(fmt::format("{} differ: {} in the base, {} in the head", what, x, y));
     }
   }
   // The 1-minute load average when the run started: a busy machine slows every row.
@@ -51,8 +51,8 @@ std::vector<std::string> measurement_warnings(const std::map<std::string, std::s
     if (std::abs(lb - lc) > 1.0 || (cores(b) > 0 && lb >= cores(b)) ||
         (cores(c) > 0 && lc >= cores(c))) {
       warnings.push_back(fmt::format(
-          "the machines were loaded differently (1-minute load average {:.1f} in the baseline, "
-          "{:.1f} in the candidate): time rows may have moved with the load",
+          "the machines were loaded differently (1-minute load average {:.1f} in the base, "
+          "{:.1f} in the head): time rows may have moved with the load",
           lb, lc));
     }
   }
@@ -87,12 +87,12 @@ std::string verdict_summary(const Comparison& comparison) {
 }  // namespace
 
 std::string comparison_markdown(const Comparison& comparison, bool changes_only) {
-  const auto& b = comparison.baseline_context;
-  const auto& c = comparison.candidate_context;
+  const auto& b = comparison.base_context;
+  const auto& c = comparison.head_context;
   std::string md = "## canzona-bench compare\n\n";
-  md += "| | baseline | candidate |\n|---|---|---|\n";
-  md += fmt::format("| file | `{}` | `{}` |\n", comparison.baseline_source,
-                    comparison.candidate_source);
+  md += "| | base | head |\n|---|---|---|\n";
+  md += fmt::format("| file | {} | {} |\n", markdown_code(comparison.base_source),
+                    markdown_code(comparison.head_source));
   for (const auto& [label, key] : std::array<std::pair<const char*, const char*>, 5>{{
            {"git", "canzona_git_sha"},
            {"build", "canzona_build_type"},
@@ -100,29 +100,32 @@ std::string comparison_markdown(const Comparison& comparison, bool changes_only)
            {"date", "date"},
            {"host", "host_name"},
        }}) {
-    md += fmt::format("| {} | {} | {} |\n", label, context_value(b, key), context_value(c, key));
+    md += fmt::format("| {} | {} | {} |\n", label, markdown_text(context_value(b, key)),
+                      markdown_text(context_value(c, key)));
   }
-  md += fmt::format("| device | {} | {} |\n", device_line(b), device_line(c));
+  md += fmt::format("| device | {} | {} |\n", markdown_text(device_line(b)),
+                    markdown_text(device_line(c)));
   for (const auto& [label, key] : std::array<std::pair<const char*, const char*>, 2>{{
            {"cores", "num_cpus"},
            {"load average (1, 5, 15 min)", "load_avg"},
        }}) {
-    md += fmt::format("| {} | {} | {} |\n", label, context_value(b, key), context_value(c, key));
+    md += fmt::format("| {} | {} | {} |\n", label, markdown_text(context_value(b, key)),
+                      markdown_text(context_value(c, key)));
   }
   md += "\n";
   for (const std::string& warning : measurement_warnings(b, c)) {
-    md += fmt::format("> **warning**: {}\n", warning);
+    md += fmt::format("> **warning**: {}\n", markdown_text(warning));
   }
 
   const int exit_code = comparison.exit_code();
   md += fmt::format(
-      "\n**{}** — {} (geomean candidate / baseline over the {} rows timed on both sides "
+      "\n**{}** — {} (geomean head / base over the {} rows timed on both sides "
       "{:.3f}). A comparison with a stored run shows trends; it is not the regression gate, "
       "which measures both builds side by side (`canzona-bench ab`).\n\n",
       exit_code == 0 ? "PASS" : "REGRESSION", verdict_summary(comparison), comparison.timed_rows(),
       comparison.geomean_ratio());
   for (const std::string& allowed : comparison.allowed_differences) {
-    md += fmt::format("> allowed: {}\n", allowed);
+    md += fmt::format("> allowed: {}\n", markdown_text(allowed));
   }
   if (!comparison.allowed_differences.empty()) md += "\n";
 
@@ -133,17 +136,17 @@ std::string comparison_markdown(const Comparison& comparison, bool changes_only)
       ++hidden;
       continue;
     }
-    const bool timed = row.baseline_ms && row.candidate_ms && !row.method.empty();
+    const bool timed = row.base_ms && row.head_ms && !row.method.empty();
     std::string verdict = std::string(verdict_name(row.verdict));
-    if (!row.note.empty()) verdict += " — " + row.note;
-    table += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", row.name,
-                         timing_cell(row.baseline_ms, row.baseline_repetitions, row.baseline_cv),
-                         timing_cell(row.candidate_ms, row.candidate_repetitions, row.candidate_cv),
+    if (!row.note.empty()) verdict += " — " + markdown_text(row.note);
+    table += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_code(row.name),
+                         timing_cell(row.base_ms, row.base_repetitions, row.base_cv),
+                         timing_cell(row.head_ms, row.head_repetitions, row.head_cv),
                          timed ? format_change(row.change) : "-", test_cell(row), verdict);
   }
   if (!table.empty()) {
     md +=
-        "| benchmark | baseline ms | candidate ms | change | test | verdict |\n"
+        "| benchmark | base ms | head ms | change | test | verdict |\n"
         "|---|---:|---:|---:|---|---|\n" +
         table;
   }
@@ -155,11 +158,11 @@ std::string comparison_markdown(const Comparison& comparison, bool changes_only)
     md +=
         "\n### Behaviour changes\n\nDeterministic counters (plan bytes, state bytes, plan "
         "imbalance, layout): a change here is a change of what the benchmark does, not "
-        "noise.\n\n| benchmark | counter | baseline | candidate |\n|---|---|---:|---:|\n";
+        "noise.\n\n| benchmark | counter | base | head |\n|---|---|---:|---:|\n";
     for (const RowComparison& row : comparison.rows) {
       for (const CounterChange& change : row.behaviour_changes) {
-        md += fmt::format("| `{}` | `{}` | {} | {} |\n", row.name, change.counter, change.baseline,
-                          change.candidate);
+        md += fmt::format("| {} | {} | {} | {} |\n", markdown_code(row.name),
+                          markdown_code(change.counter), change.base, change.head);
       }
     }
   }
@@ -192,17 +195,17 @@ nlohmann::json comparison_json(const Comparison& comparison) {
   for (const RowComparison& row : comparison.rows) {
     nlohmann::json r = {{"name", row.name},
                         {"verdict", verdict_name(row.verdict)},
-                        {"baseline_projected", row.baseline_projected},
-                        {"candidate_projected", row.candidate_projected},
-                        {"baseline_repetitions", row.baseline_repetitions},
-                        {"candidate_repetitions", row.candidate_repetitions}};
-    if (row.baseline_ms) {
-      r["baseline_ms"] = *row.baseline_ms;
-      r["baseline_cv"] = row.baseline_cv;
+                        {"base_projected", row.base_projected},
+                        {"head_projected", row.head_projected},
+                        {"base_repetitions", row.base_repetitions},
+                        {"head_repetitions", row.head_repetitions}};
+    if (row.base_ms) {
+      r["base_ms"] = *row.base_ms;
+      r["base_cv"] = row.base_cv;
     }
-    if (row.candidate_ms) {
-      r["candidate_ms"] = *row.candidate_ms;
-      r["candidate_cv"] = row.candidate_cv;
+    if (row.head_ms) {
+      r["head_ms"] = *row.head_ms;
+      r["head_cv"] = row.head_cv;
     }
     if (!row.method.empty()) {
       r["change"] = row.change;
@@ -213,16 +216,15 @@ nlohmann::json comparison_json(const Comparison& comparison) {
     if (!row.note.empty()) r["note"] = row.note;
     nlohmann::json changes = nlohmann::json::array();
     for (const CounterChange& change : row.behaviour_changes) {
-      changes.push_back({{"counter", change.counter},
-                         {"baseline", change.baseline},
-                         {"candidate", change.candidate}});
+      changes.push_back(
+          {{"counter", change.counter}, {"base", change.base}, {"head", change.head}});
     }
     r["behaviour_changes"] = std::move(changes);
     rows.push_back(std::move(r));
   }
   const CompareOptions& o = comparison.options;
-  return {{"baseline", side(comparison.baseline_source, comparison.baseline_context)},
-          {"candidate", side(comparison.candidate_source, comparison.candidate_context)},
+  return {{"base", side(comparison.base_source, comparison.base_context)},
+          {"head", side(comparison.head_source, comparison.head_context)},
           {"options",
            {{"threshold", o.threshold},
             {"alpha", o.alpha},

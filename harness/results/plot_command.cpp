@@ -20,15 +20,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <ostream>
 #include <random>
-#include <regex>
 #include <set>
 #include <tuple>
+#include <vector>
 
 namespace canzona::harness {
 namespace {
@@ -82,11 +83,11 @@ nlohmann::json series_json(const Run& run, const Series& s) {
 nlohmann::json run_data(const PlotOptions& o) {
   const Run run = read_run(o.run);
   require_canzona_provenance(run.context, run.source, o.allow_debug);
-  const std::optional<std::regex> filter = name_filter(o.filter);
+  const std::optional<bench::NamePattern> filter = name_filter(o.filter);
   nlohmann::json series = nlohmann::json::array();
   for (const Series& s : run.series) {
     if (s.error || s.name.strategy.empty()) continue;
-    if (filter && !std::regex_search(s.name.key, *filter)) continue;
+    if (filter && !filter->matches(bench::registered_name(s.name))) continue;
     series.push_back(series_json(run, s));
   }
   if (series.empty()) {
@@ -115,7 +116,7 @@ nlohmann::json history_data(const PlotOptions& o) {
     throw ConfigError(fmt::format("--history '{}' holds {} run file(s); a trend needs two",
                                   o.history, files.size()));
   }
-  const std::optional<std::regex> filter = name_filter(o.filter);
+  const std::optional<bench::NamePattern> filter = name_filter(o.filter);
   nlohmann::json runs = nlohmann::json::array();
   std::set<std::string> names;
   for (const fs::path& file : files) {
@@ -123,8 +124,8 @@ nlohmann::json history_data(const PlotOptions& o) {
     require_canzona_provenance(run.context, run.source, o.allow_debug);
     nlohmann::json medians = nlohmann::json::object();
     for (const Series& s : run.series) {
-      const std::string name = s.projected() ? s.name.key + "/projected" : s.name.key;
-      if (s.error || (filter && !std::regex_search(name, *filter))) continue;
+      const std::string name = bench::registered_name(s.name);
+      if (s.error || (filter && !filter->matches(name))) continue;
       medians[name] = s.median_ms();
       names.insert(name);
     }
@@ -157,15 +158,26 @@ nlohmann::json plans_data(const PlotOptions& o) {
     nlohmann::json doc;
     try {
       doc = nlohmann::json::parse(text);
-      nlohmann::json costs = nlohmann::json::array();
-      for (const nlohmann::json& rank : doc.at("ranks")) costs.push_back(rank.at("cost"));
+      // Every value is read with the type the drawing script needs, so a plan file with a
+      // wrong type is refused here with its path, not as a traceback in the script.
+      std::vector<double> costs;
+      for (const nlohmann::json& rank : doc.at("ranks"))
+        costs.push_back(rank.at("cost").get<double>());
+      const auto dp = doc.at("parallel").at("dp").get<std::int64_t>();
+      const auto tp = doc.at("parallel").at("tp").get<std::int64_t>();
+      if (costs.empty() || dp < 1 || tp < 1) {
+        throw ConfigError(fmt::format(
+            "'{}' is not the output of 'canzona-bench plan --json': it has {} ranks, dp {} and "
+            "tp {} (a plan has at least one rank and dp, tp >= 1)",
+            path, costs.size(), dp, tp));
+      }
       plans.push_back({{"file", fs::path(path).filename().string()},
-                       {"model", doc.at("model").at("name")},
-                       {"strategy", doc.at("strategy")},
-                       {"dp", doc.at("parallel").at("dp")},
-                       {"tp", doc.at("parallel").at("tp")},
-                       {"cost", doc.at("options").at("cost")},
-                       {"imbalance", doc.at("imbalance")},
+                       {"model", doc.at("model").at("name").get<std::string>()},
+                       {"strategy", doc.at("strategy").get<std::string>()},
+                       {"dp", dp},
+                       {"tp", tp},
+                       {"cost", doc.at("options").at("cost").get<std::string>()},
+                       {"imbalance", doc.at("imbalance").get<double>()},
                        {"rank_costs", std::move(costs)}});
     } catch (const nlohmann::json::exception& e) {
       throw ConfigError(
@@ -210,6 +222,8 @@ int plot(const PlotOptions& o, std::ostream& out) {
       !o.run.empty() ? run_data(o) : (!o.history.empty() ? history_data(o) : plans_data(o));
   const fs::path script = plot_script();
   std::error_code ec;
+  // A folder this command creates is removed again when no figure lands in it.
+  const bool out_existed = fs::exists(o.out, ec);
   fs::create_directories(o.out, ec);
   if (ec) throw ConfigError(fmt::format("cannot create --out '{}': {}", o.out, ec.message()));
 
@@ -237,6 +251,10 @@ int plot(const PlotOptions& o, std::ostream& out) {
   }
   const int status = pclose(pipe.release());
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  if (code != 0 && !out_existed) {
+    fs::remove(data_file, ec);
+    fs::remove(o.out, ec);  // only when empty: a figure already written stays
+  }
   if (code == 2) throw ConfigError(output);  // the script's own "bad input" (e.g. no matplotlib)
   if (code != 0)
     throw Error(fmt::format("{} failed (exit {}):\n{}", script.string(), code, output));

@@ -56,7 +56,11 @@ double Series::median_ms() const {
 }
 
 double Series::cv() const {
-  if (samples_ms.size() >= 2) return sample_stddev(samples_ms) / mean(samples_ms);
+  // All-zero repetitions (a projected row of an empty plan) have no spread, not a NaN one.
+  if (samples_ms.size() >= 2) {
+    const double centre = mean(samples_ms);
+    return centre > 0 ? sample_stddev(samples_ms) / centre : 0.0;
+  }
   return aggregate_cv.value_or(0.0);
 }
 
@@ -193,14 +197,9 @@ std::vector<std::string> provenance_lines(const Run& run) {
   return lines;
 }
 
-std::optional<std::regex> name_filter(const std::string& pattern) {
+std::optional<bench::NamePattern> name_filter(const std::string& pattern) {
   if (pattern.empty()) return std::nullopt;
-  try {
-    return std::regex(pattern);
-  } catch (const std::regex_error& e) {
-    throw ConfigError(
-        fmt::format("--filter '{}' is not a valid regular expression: {}", pattern, e.what()));
-  }
+  return bench::NamePattern(pattern, "--filter");
 }
 
 std::string projection_topology(const Run& run, const Series& series) {

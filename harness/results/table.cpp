@@ -3,6 +3,7 @@
 #include "canzona/harness/table.hpp"
 
 #include "number_format.hpp"
+#include "report_text.hpp"
 
 #include <canzona/core/error.hpp>
 
@@ -10,7 +11,6 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 #include <tuple>
 
@@ -67,29 +67,8 @@ class Marks {
   std::vector<std::string> topologies_;
 };
 
-std::string latex_escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '_':
-      case '%':
-      case '&':
-      case '#':
-        out += '\\';
-        out += c;
-        break;
-      case '~':
-        out += "\\textasciitilde{}";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::vector<FamilyTable> build_tables(const Run& run, const TableOptions& options) {
-  const std::optional<std::regex> filter = name_filter(options.filter.value_or(""));
+  const std::optional<bench::NamePattern> filter = name_filter(options.filter.value_or(""));
   std::vector<FamilyTable> tables;
   std::map<std::string, std::size_t> first_seen;  // model / row-axis values, for line order
   auto seen = [&](const std::string& v) {
@@ -98,7 +77,7 @@ std::vector<FamilyTable> build_tables(const Run& run, const TableOptions& option
   for (const Series& s : run.series) {
     const std::string column = column_of(s, options.layout);
     if (column.empty() || s.error) continue;
-    if (filter && !std::regex_search(s.name.key, *filter)) continue;
+    if (filter && !filter->matches(bench::registered_name(s.name))) continue;
     auto table = std::find_if(tables.begin(), tables.end(),
                               [&](const FamilyTable& t) { return t.family == s.name.family; });
     if (table == tables.end()) {
@@ -319,15 +298,19 @@ Grid make_grid(const Run& run, const FamilyTable& t, const TableOptions& options
 }
 
 std::string footnotes_text(const Marks& marks, TableFormat format) {
+  const bool latex = format == TableFormat::kLatex;
   std::string text;
   for (std::size_t i = 0; i < marks.topologies().size(); ++i) {
+    // The topology's name comes from the run file; the mark is the table's own markup.
     const std::string& topology = marks.topologies()[i];
+    const std::string name = topology.empty() ? "(not named)"
+                             : latex          ? latex_text(topology)
+                                              : markdown_text(topology);
     const std::string sentence = fmt::format(
         "{} PROJECTION on topology {}, not a measurement (lib/sim: measured or modelled compute, "
         "alpha-beta collectives).",
-        marks.symbol(i), topology.empty() ? "(not named)" : topology);
-    text +=
-        format == TableFormat::kLatex ? "\\\\ " + latex_escape(sentence) + "\n" : sentence + "\n\n";
+        marks.symbol(i), name);
+    text += latex ? "\\par " + sentence + "\n" : sentence + "\n\n";
   }
   return text;
 }
@@ -335,18 +318,26 @@ std::string footnotes_text(const Marks& marks, TableFormat format) {
 std::string render_markdown(const Run& run, const std::vector<FamilyTable>& tables,
                             const TableOptions& options) {
   std::string md;
-  for (const std::string& line : provenance_lines(run)) md += "> " + line + "  \n";
+  for (const std::string& line : provenance_lines(run)) md += "> " + markdown_text(line) + "  \n";
   md += "\n";
   for (const FamilyTable& t : tables) {
     Marks marks(TableFormat::kMarkdown);
     const Grid grid = make_grid(run, t, options, marks);
     md +=
         fmt::format("### {} — {} (ms, median ±relative spread)\n\n", t.family, title_of(t.family));
-    md += "| " + fmt::format("{}", fmt::join(grid.header, " | ")) + " |\n|";
+    std::vector<std::string> header;
+    for (const std::string& h : grid.header) header.push_back(markdown_text(h));
+    md += "| " + fmt::format("{}", fmt::join(header, " | ")) + " |\n|";
     for (const bool numeric : grid.numeric) md += numeric ? "---:|" : "---|";
     md += "\n";
-    for (const auto& row : grid.rows)
-      md += "| " + fmt::format("{}", fmt::join(row, " | ")) + " |\n";
+    for (const auto& row : grid.rows) {
+      std::vector<std::string> cells;
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        // Latency and speed-up cells are written here; key cells come from the run file.
+        cells.push_back(grid.numeric[i] ? row[i] : markdown_text(row[i]));
+      }
+      md += "| " + fmt::format("{}", fmt::join(cells, " | ")) + " |\n";
+    }
     md += "\n";
     md += footnotes_text(marks, TableFormat::kMarkdown);
   }
@@ -359,7 +350,7 @@ std::string render_markdown(const Run& run, const std::vector<FamilyTable>& tabl
 std::string render_latex(const Run& run, const std::vector<FamilyTable>& tables,
                          const TableOptions& options) {
   std::string tex;
-  for (const std::string& line : provenance_lines(run)) tex += "% " + line + "\n";
+  for (const std::string& line : provenance_lines(run)) tex += "% " + one_line(line) + "\n";
   for (const FamilyTable& t : tables) {
     Marks marks(TableFormat::kLatex);
     const Grid grid = make_grid(run, t, options, marks);
@@ -367,37 +358,30 @@ std::string render_latex(const Run& run, const std::vector<FamilyTable>& tables,
     for (const bool numeric : grid.numeric) tex += numeric ? 'r' : 'l';
     tex += "}\n\\toprule\n";
     std::vector<std::string> header;
-    for (const std::string& h : grid.header) header.push_back(latex_escape(h));
+    for (const std::string& h : grid.header) header.push_back(latex_text(h));
     tex += fmt::format("{} \\\\\n\\midrule\n", fmt::join(header, " & "));
     for (const auto& row : grid.rows) {
       std::vector<std::string> cells;
       for (std::size_t i = 0; i < row.size(); ++i) {
         // Latency and speed-up cells are already LaTeX; key cells are plain text.
-        cells.push_back(grid.numeric[i] ? row[i] : latex_escape(row[i]));
+        cells.push_back(grid.numeric[i] ? row[i] : latex_text(row[i]));
       }
       tex += fmt::format("{} \\\\\n", fmt::join(cells, " & "));
     }
     tex += "\\bottomrule\n\\end{tabular}\n";
     tex += fmt::format("\\caption{{{} --- {} (ms, median $\\pm$ relative spread)}}\n",
-                       latex_escape(t.family), title_of(t.family));
+                       latex_text(t.family), title_of(t.family));
     const std::string notes = footnotes_text(marks, TableFormat::kLatex);
-    if (!notes.empty()) tex += "\\par\\footnotesize " + notes;
+    if (!notes.empty()) tex += "\\footnotesize\n" + notes;
     tex += "\\end{table}\n";
   }
   return tex;
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 // Tidy CSV: one line per benchmark, numbers unformatted, for spreadsheets and pandas.
 std::string render_csv(const Run& run, const std::vector<FamilyTable>& tables) {
   std::string csv;
-  for (const std::string& line : provenance_lines(run)) csv += "# " + line + "\n";
+  for (const std::string& line : provenance_lines(run)) csv += "# " + one_line(line) + "\n";
   csv +=
       "family,model,gpus,dp,tp,optimizer,strategy,backend,params,median_ms,cv,repetitions,"
       "canzona_speedup,imbalance,comm_bytes,state_bytes,projected,topology\n";

@@ -29,6 +29,7 @@ struct TableCommandOptions {
 };
 
 int table(const TableCommandOptions& o, std::ostream& out) {
+  if (!o.out.empty()) io::check_output_file(o.out, "--out", {o.run});
   const Run run = read_run(o.run);
   require_canzona_provenance(run.context, run.source, o.allow_debug);
   TableOptions options;

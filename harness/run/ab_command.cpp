@@ -88,12 +88,12 @@ std::vector<std::string> side_run_args(const std::vector<std::string>& common,
   return args;
 }
 
-// `run --filter` for exactly these rows: their names as the suites write them, escaped.
+// `run --filter` for exactly these rows: their names as the suites register them, escaped.
 std::string rows_filter(const std::vector<AbRow*>& rows) {
   std::vector<std::string> names;
   for (const AbRow* row : rows) {
     std::string escaped;
-    for (const char c : row->run_name) {
+    for (const char c : row->key) {
       if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) escaped += '\\';
       escaped += c;
     }
@@ -360,7 +360,7 @@ int ab(AbCommandOptions& o, std::ostream& out) {
   check_ab_settings(o.settings);
   Side base{"base", resolve_executable(o.base, "--base"), side_run_args(o.run_args, o.base_args)};
   Side head{"head", resolve_executable(o.head, "--head"), side_run_args(o.run_args, o.head_args)};
-  if (!o.out.empty()) io::resolve_write_target(o.out);
+  if (!o.out.empty()) io::check_output_file(o.out, "--out", {o.allowed_changes});
   std::vector<AllowedChange> allowed;
   if (!o.allowed_changes.empty()) {
     allowed = parse_allowed_changes(

@@ -9,12 +9,16 @@
 #include <canzona/comm/timeout.hpp>
 #include "child_jobs.hpp"
 #include "commands.hpp"
+#include "report_text.hpp"
 #include "result_checks.hpp"
 #include "run_launch.hpp"
 #include "run_progress.hpp"
 #include "run_report.hpp"
 
+#include <canzona/bench/benchmark_name.hpp>
 #include <canzona/bench/gbench_json.hpp>
+#include <canzona/bench/launch_report.hpp>
+#include <canzona/bench/name_pattern.hpp>
 #include <canzona/bench/plan_settings_flags.hpp>
 #include <canzona/config.hpp>
 #include <canzona/core/child_process.hpp>
@@ -78,6 +82,43 @@ struct RunOptions {
   throw Error(message);
 }
 
+// The launcher must start the suite, on the ranks asked for, before anything is measured: the
+// suite's rank 0 says how many ranks its job has (bench/launch_report.hpp).
+void check_launch(const std::string& launcher, int ranks, const std::string& what,
+                  std::optional<int> reported, int exit_code, const std::string& errors,
+                  const std::string& command) {
+  if (!reported) {
+    throw ConfigError(fmt::format(
+        "--launcher '{}' did not start the {} (no rank of it began; the launcher exited with "
+        "code {}{}): a launcher must start the program that follows it on {} rank(s), as "
+        "'mpirun -np {}' does; nothing was run.\n  command: {}",
+        launcher, what, exit_code, errors.empty() ? "" : " and said: " + one_line(errors), ranks,
+        ranks, command));
+  }
+  if (*reported != ranks) {
+    throw ConfigError(fmt::format(
+        "--launcher '{}' started the {} on {} rank(s), not the {} asked for (--ranks): give a "
+        "launcher that starts exactly that many; nothing was run.\n  command: {}",
+        launcher, what, *reported, ranks, command));
+  }
+}
+
+// What a listing prints is benchmark names; anything else is the launcher's own output (a
+// launcher such as `echo` that prints the command instead of running it).
+void check_listed_names(const std::string& launcher, const std::string& what,
+                        const std::vector<std::string>& cases) {
+  for (const std::string& line : cases) {
+    try {
+      bench::parse_benchmark_name(line);
+    } catch (const ConfigError&) {
+      throw ConfigError(fmt::format(
+          "listing the cases of the {} printed '{}', which is not a benchmark name: check "
+          "--launcher '{}' (it must run the suite, not print or wrap its output); nothing was run",
+          what, one_line(line), launcher));
+    }
+  }
+}
+
 std::string default_backend(int gpus) {
   return CANZONA_WITH_CUDA && CANZONA_WITH_NCCL && gpus > 0 ? "cuda" : "cpu";
 }
@@ -94,12 +135,15 @@ int run(const RunOptions& o, std::ostream& out) {
   const int ranks =
       o.ranks > 0 ? o.ranks : (backend == "cpu" ? std::min(preset.ranks, cores) : preset.ranks);
   check_ranks(o.launcher, ranks, backend, o.oversubscribe, cores, gpus);
+  if (!o.out.empty()) io::check_output_file(o.out, "--out");  // before minutes of measuring
+  if (!o.filter.empty()) bench::NamePattern(o.filter, "--filter");  // the suites' rule, first
   sim::resolve_topology(o.topology);            // a bad topology fails before anything is launched
   comm::collective_timeout_from_environment();  // so does the ranks' collective timeout
   plan::StrategyOptions checked;                // and so do bad plan settings
   o.plan->apply(checked, /*check_sides=*/false);
   const Launch launch = make_launch(o.launcher, ranks, o.oversubscribe, backend == "cpu");
 
+  ScratchDir scratch("canzona-run");
   // The suites of the preset, each with its command and its cases on this many ranks.
   struct SuiteRun {
     std::string what;
@@ -131,13 +175,20 @@ int run(const RunOptions& o, std::ostream& out) {
     ChildOutput list_output;
     list_output.on_stdout = [&](std::string_view chunk) { list_lines.feed(chunk); };
     list_output.on_stderr = [&](std::string_view chunk) { list_errors += chunk; };
-    const ChildExit listed = run_child(listing, interruptible(launch.env), list_output);
+    const std::filesystem::path report =
+        scratch.path() / (s.executable.filename().string() + ".launch");
+    std::vector<std::string> env = launch.env;
+    env.push_back(fmt::format("{}={}", bench::kLaunchReportVariable, report.string()));
+    const ChildExit listed = run_child(listing, interruptible(env), list_output);
     throw_if_interrupted(listed, "run");
+    check_launch(o.launcher, ranks, s.what, bench::read_launch_report(report), listed.exit_code,
+                 list_errors, command_line(listing));
     if (const int code = listed.exit_code; code != 0) {
       std::cerr << list_errors;
       suite_failed(fmt::format("listing the cases of the {}", s.what), code, command_line(listing));
     }
     list_lines.flush();
+    check_listed_names(o.launcher, s.what, s.cases);
     // A suite's notes on what it leaves out (e.g. measured rows its build cannot run).
     std::istringstream error_lines(list_errors);
     for (std::string line; std::getline(error_lines, line);) {
@@ -177,7 +228,6 @@ int run(const RunOptions& o, std::ostream& out) {
     return kExitOk;
   }
 
-  ScratchDir scratch("canzona-run");
   const int repetitions = o.repetitions > 0 ? o.repetitions : preset.repetitions;
   std::cerr << fmt::format("run: preset {} ({}), {} case(s) on {} {} rank(s)\n", preset.name,
                            preset.description, case_count, ranks, backend);

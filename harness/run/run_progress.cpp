@@ -14,7 +14,7 @@ namespace {
 std::string base_name(std::string_view name) {
   try {
     const bench::BenchmarkName parsed = bench::parse_benchmark_name(name);
-    return parsed.projected ? parsed.key + "/projected" : parsed.key;
+    return bench::registered_name(parsed);
   } catch (const ConfigError&) {
     return std::string(name);
   }

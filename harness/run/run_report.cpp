@@ -46,7 +46,7 @@ std::string format_run_summary(const Run& run) {
                                  "median_ms", "cv", "imbalance", "projector_ms", "error", "kind");
   std::set<std::string> sources;
   for (const Series& s : run.series) {
-    const std::string name = s.name.projected ? s.name.key + "/projected" : s.name.key;
+    const std::string name = bench::registered_name(s.name);
     if (s.error) {
       text += fmt::format("{:<{}} {:>11}  {}\n", name, width, "FAILED", *s.error);
       continue;

@@ -143,17 +143,17 @@ TEST(CompareEngineTest, RefusesDifferentDeviceKindsUnlessAllowed) {
 }
 
 TEST(CompareEngineTest, ShowsEachSidesGpuClocks) {
-  harness::Run baseline = run_of(nine(10), 1024.0, "h100-x1");
-  harness::Run candidate = run_of(nine(10), 1024.0, "h100-x1");
-  baseline.context["gpu_clocks"] = "1980/2619";
-  candidate.context["gpu_clocks"] = "1410/2619";
-  const Comparison c = compare_runs(baseline, candidate, {});
+  harness::Run base = run_of(nine(10), 1024.0, "h100-x1");
+  harness::Run head = run_of(nine(10), 1024.0, "h100-x1");
+  base.context["gpu_clocks"] = "1980/2619";
+  head.context["gpu_clocks"] = "1410/2619";
+  const Comparison c = compare_runs(base, head, {});
   const std::string md = comparison_markdown(c, false);
   EXPECT_NE(md.find("clocks 1980/2619 MHz"), std::string::npos) << md;
   EXPECT_NE(md.find("clocks 1410/2619 MHz"), std::string::npos) << md;
   const nlohmann::json j = comparison_json(c);
-  EXPECT_EQ(j.at("baseline").at("gpu_clocks"), "1980/2619") << j.dump(2);
-  EXPECT_EQ(j.at("candidate").at("gpu_clocks"), "1410/2619") << j.dump(2);
+  EXPECT_EQ(j.at("base").at("gpu_clocks"), "1980/2619") << j.dump(2);
+  EXPECT_EQ(j.at("head").at("gpu_clocks"), "1410/2619") << j.dump(2);
 }
 
 TEST(CompareEngineTest, RejectsBadOptions) {
@@ -273,7 +273,7 @@ TEST(CompareCommandTest, BadInputExitsTwoAndWritesNothing) {
   nlohmann::json projected = files.fixture();
   testing::rename_rows(projected, kRow, std::string(kRow) + "/projected");
   expect_refused(files, good, files.write("projected.json", projected),
-                 "is measured in the baseline but projected in the candidate");
+                 "is measured in the base but projected in the head");
 
   expect_refused(files, good, files.path("absent.json"), "cannot open it");
   expect_refused(files, good, good, "--threshold", {"--threshold", "-3"});
@@ -303,7 +303,7 @@ TEST(CompareCommandTest, SaysUnderWhatLoadEachSideRanAndThatItIsNotTheGate) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("> **warning**: the machines were loaded differently (1-minute load "
-                       "average 0.2 in the baseline, 4.9 in the candidate)"),
+                       "average 0.2 in the base, 4.9 in the head)"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("it is not the regression gate"), std::string::npos) << r.out;

@@ -114,11 +114,62 @@ TEST(TableCommandTest, BaselineCompareOptimizersCsvAndLatex) {
   const ProcessResult latex = bench({"table", run, "--format", "latex"});
   ASSERT_EQ(latex.exit_code, 0) << latex.err;
   EXPECT_NE(latex.out.find("\\begin{tabular}{llllrrrrrrr}"), std::string::npos) << latex.out;
-  EXPECT_NE(latex.out.find("qwen3-8b\\textasciitilde{}d16 & 2 & 2×1 & muon & 40.90 $\\pm$0.9\\%"),
-            std::string::npos)
+  EXPECT_NE(
+      latex.out.find("qwen3-8b\\textasciitilde{}d16 & 2 & 2$\\times$1 & muon & 40.90 $\\pm$0.9\\%"),
+      std::string::npos)
       << latex.out;
   EXPECT_NE(latex.out.find("57.80$^\\dagger$"), std::string::npos);
   EXPECT_NE(latex.out.find("PROJECTION on topology dgx-h100"), std::string::npos);
+}
+
+// Names and context values come from a file anyone can edit: in every format they stay inside
+// their cell or comment (no new row or line, no LaTeX command, no HTML, no spreadsheet formula).
+TEST(TableCommandTest, TextFromTheRunFileStaysInItsCell) {
+  FixtureFiles files;
+  nlohmann::json hostile = FixtureFiles::fixture();
+  for (auto& row : hostile["benchmarks"]) {
+    for (const char* key : {"name", "run_name"}) {
+      if (!row.contains(key)) continue;
+      std::string name = row[key];
+      const std::size_t at = name.find("qwen3-8b~d16");
+      if (at != std::string::npos) row[key] = name.replace(at, 12, "=cmd|x<b>~a~");
+    }
+  }
+  hostile["context"]["host_name"] = "evil\n| injected | row |\n\\input{secret}";
+  hostile["context"]["canzona_command"] = "run\r\n# forged\n=2+2";
+  const std::string run = files.write("hostile.json", hostile);
+  auto lines_starting = [](const std::string& text, const std::string& prefix) {
+    int count = 0;
+    std::size_t at = 0;
+    while (at < text.size()) {
+      if (text.compare(at, prefix.size(), prefix) == 0) ++count;
+      at = text.find('\n', at);
+      at = at == std::string::npos ? text.size() : at + 1;
+    }
+    return count;
+  };
+
+  const ProcessResult md = bench({"table", run});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_EQ(lines_starting(md.out, "| injected"), 0) << md.out;
+  EXPECT_NE(md.out.find("> Host: evil\\\\n\\| injected \\| row \\|"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| =cmd\\|x\\<b\\>\\~a\\~ | 2 | 2×1 | muon |"), std::string::npos)
+      << md.out;
+
+  const ProcessResult latex = bench({"table", run, "--format", "latex"});
+  ASSERT_EQ(latex.exit_code, 0) << latex.err;
+  EXPECT_EQ(lines_starting(latex.out, "\\input"), 0) << latex.out;
+  EXPECT_EQ(lines_starting(latex.out, "# forged"), 0) << latex.out;
+  EXPECT_NE(latex.out.find("=cmd\\textbar{}x\\textless{}b\\textgreater{}\\textasciitilde{}a"),
+            std::string::npos)
+      << latex.out;
+
+  const ProcessResult csv = bench({"table", run, "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(lines_starting(csv.out, "| injected"), 0) << csv.out;
+  EXPECT_EQ(lines_starting(csv.out, "=2+2"), 0) << csv.out;
+  EXPECT_NE(csv.out.find("OptimizerStep,'=cmd|x<b>~a~,2,2,1,muon,canzona,"), std::string::npos)
+      << csv.out;
 }
 
 TEST(TableCommandTest, BadInputExitsTwo) {

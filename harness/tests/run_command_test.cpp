@@ -288,6 +288,29 @@ TEST_F(RunCommandTest, ABadModelOnOneRankEndsTheRun) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// A launcher that starts nothing, prints instead of running, or starts another number of ranks
+// is bad input, found while the cases are listed: exit 2, no case measured, nothing written.
+TEST_F(RunCommandTest, AWrongLauncherIsRefusedBeforeAnyCaseRuns) {
+  const struct {
+    std::string launcher;
+    std::string message;
+  } cases[] = {
+      {"false", "--launcher 'false' did not start the optimizer-step suite"},
+      {"echo", "--launcher 'echo' did not start the optimizer-step suite"},
+      {"mpirun -np 1", "started the optimizer-step suite on 1 rank(s), not the 2 asked for"},
+  };
+  const std::filesystem::path out = dir_ / "run.json";
+  for (const auto& c : cases) {
+    const ProcessResult r = run({"--preset", "smoke", "--filter", kOneCase, "--ranks", "2",
+                                 "--launcher", c.launcher, "--out", out.string()});
+    EXPECT_EQ(r.exit_code, 2) << c.launcher << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("nothing was run"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("run: preset"), std::string::npos) << "it measured anyway:\n" << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
+}
+
 TEST_F(RunCommandTest, BadInputIsExitTwoWithAMessage) {
   const struct {
     std::vector<std::string> args;

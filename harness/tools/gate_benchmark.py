@@ -5,7 +5,7 @@
 # How good is the regression gate on this machine? Given N runs of the same benchmarks from the
 # same build (e.g. `canzona-bench run --preset smoke` five times), compares every ordered pair
 # with `canzona-bench compare` — every flagged row is a false alarm — and every pair again with
-# the candidate slowed down by an injected factor — every SLOWER row is a caught regression.
+# the head slowed down by an injected factor — every SLOWER row is a caught regression.
 # Repeats that for a grid of thresholds and of repetitions (the first r repetitions of each
 # run), so the defaults can be chosen from measured rates. Standard library only.
 #

@@ -72,7 +72,7 @@ int validate(canzona::comm::MpiCommunicator& world, int argc, char** argv) {
     config.model = canzona::model::resolve_model(model);
     config.optimizer.kind = canzona::optim::parse_optimizer_kind(optimizer);
     config.uneven = canzona::sim::parse_uneven_collectives(uneven);
-    if (root && !out.empty()) canzona::io::resolve_write_target(out);
+    if (root && !out.empty()) canzona::io::check_output_file(out, "--out");
   } catch (...) {
     local = std::current_exception();
   }

@@ -115,6 +115,9 @@ macro(canzona_find_required_packages)
   find_package(fmt REQUIRED)
   find_package(nlohmann_json 3.10 REQUIRED)
   find_package(CLI11 REQUIRED)
+  # RE2: every pattern a user gives over benchmark names is matched in linear time.
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
   # Boost.Math (header-only, Debian libboost-math-dev): distributions for the regression gate.
   find_package(Boost 1.74 REQUIRED CONFIG COMPONENTS headers)
   find_package(Threads REQUIRED)

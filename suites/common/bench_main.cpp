@@ -12,6 +12,7 @@
 #include "suite.hpp"
 #include "suite_flags.hpp"
 
+#include <canzona/bench/launch_report.hpp>
 #include <canzona/config.hpp>
 #include <canzona/core/build_info.hpp>
 #include <canzona/core/device.hpp>
@@ -53,6 +54,9 @@ int run_suite(int argc, char** argv) {
   canzona::bench::take_suite_flags(argc, argv);
   // Before the flags are checked: on every rank but 0 the session drops --benchmark_out.
   canzona::bench::RankSession session(argc, argv);
+  // `run` asks whether its launcher started this job, and on how many ranks, before it measures.
+  if (canzona::bench::job_rank() == 0)
+    canzona::bench::write_launch_report(canzona::bench::job_size());
   canzona::bench::BenchmarkArgs args(argc, argv);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitUsage;

@@ -1,7 +1,9 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 #include "benchmark_args.hpp"
+#include "suite.hpp"
 
+#include <canzona/bench/name_pattern.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/core/numeric_text.hpp>
 #include <canzona/io/atomic_file.hpp>
@@ -13,7 +15,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <regex>
 #include <string_view>
 #include <vector>
 
@@ -38,18 +39,14 @@ void check_format(std::string_view flag, const std::string& value) {
                   flag, value));
 }
 
-// Google Benchmark compiles the filter as a POSIX extended regular expression (std::regex,
-// extended); a leading '-' negates it.
-void check_filter(const std::string& filter) {
-  const std::string pattern = filter.starts_with('-') ? filter.substr(1) : filter;
-  try {
-    std::regex compiled(pattern, std::regex::extended | std::regex::nosubs);
-  } catch (const std::regex_error& e) {
-    throw ConfigError(
-        fmt::format("--benchmark_filter={}: not a valid regular expression ({}); "
-                    "list the benchmark names with --benchmark_list_tests",
-                    filter, e.what()));
-  }
+// The suite's filter, compiled once; a leading '-' negates it (as in Google Benchmark).
+struct CaseFilter {
+  NamePattern pattern;
+  bool negated = false;
+};
+std::optional<CaseFilter>& case_filter() {
+  static std::optional<CaseFilter> filter;
+  return filter;
 }
 
 }  // namespace
@@ -60,6 +57,10 @@ BenchmarkArgs::BenchmarkArgs(int& argc, char** argv) {
     const std::string_view arg = argv[i];
     if (auto v = value_of(arg, "filter")) {
       filter_ = *v;
+      // Google Benchmark is handed a filter that selects every registered case; the cases
+      // themselves are registered only when case_selected() says so.
+      filter_argument_ = "--benchmark_filter=.";
+      argv[i] = filter_argument_.data();
     } else if (auto r = value_of(arg, "repetitions")) {
       parse_integer("--benchmark_repetitions", *r, IntegerRange{1, 100000});
     } else if (auto f = value_of(arg, "format")) {
@@ -77,7 +78,9 @@ BenchmarkArgs::BenchmarkArgs(int& argc, char** argv) {
       out_index = i;
     }
   }
-  check_filter(filter_);
+  const bool negated = filter_.starts_with('-');
+  case_filter().emplace(CaseFilter{
+      NamePattern(negated ? filter_.substr(1) : filter_, "--benchmark_filter"), negated});
   if (out_ && listing_) {
     // Listing prints names and measures nothing: it never opens an output (Google Benchmark would
     // truncate it), so --benchmark_out leaves argv and the file is not touched.
@@ -107,6 +110,11 @@ BenchmarkArgs::BenchmarkArgs(int& argc, char** argv) {
 
 BenchmarkArgs::~BenchmarkArgs() {
   if (temporary_) unlink(temporary_->c_str());
+}
+
+bool case_selected(std::string_view registered_name) {
+  const std::optional<CaseFilter>& filter = case_filter();
+  return !filter || filter->pattern.matches(registered_name) != filter->negated;
 }
 
 void BenchmarkArgs::commit(std::size_t benchmarks_run) {

@@ -5,7 +5,9 @@
 // accepts them silently: a filter that is not a regular expression or matches nothing, zero
 // repetitions and an unknown output format all run nothing and exit 0, and --benchmark_out is
 // truncated before the first benchmark runs. Here they are errors, and the output file is
-// written to a temporary beside it and renamed over it only when the run succeeded.
+// written to a temporary beside it and renamed over it only when the run succeeded. The filter
+// is applied here too, by bench::NamePattern (RE2, linear time) when a suite registers its cases:
+// Google Benchmark's own std::regex can backtrack for minutes on a pattern like `(.*.*)*X`.
 #pragma once
 
 #include <canzona/io/scratch_file.hpp>
@@ -30,9 +32,6 @@ class BenchmarkArgs {
   BenchmarkArgs(const BenchmarkArgs&) = delete;
   BenchmarkArgs& operator=(const BenchmarkArgs&) = delete;
 
-  /// The value of --benchmark_filter ("." when not given).
-  const std::string& filter() const { return filter_; }
-
   /// After a run that executed `benchmarks_run` benchmarks: ConfigError when none matched the
   /// filter (unless it only listed them); otherwise moves the temporary output over the
   /// --benchmark_out file (atomically).
@@ -44,6 +43,7 @@ class BenchmarkArgs {
   std::optional<std::filesystem::path> out_;             ///< --benchmark_out as given
   std::optional<std::filesystem::path> temporary_;       ///< where Google Benchmark writes it
   std::string out_argument_;                             ///< storage of the rewritten argv entry
+  std::string filter_argument_;                          ///< "--benchmark_filter=." for Google
   std::unique_ptr<io::ScratchFileGuard> scratch_guard_;  ///< the temporary, for the signal handler
 };
 

@@ -48,20 +48,22 @@ void register_suite() {
   }
   for (const e2e::E2ECase& c : no_cuda_model.empty() ? e2e::measured_cases(options.grid, job_size())
                                                      : std::vector<e2e::E2ECase>{}) {
+    const std::string name = e2e::benchmark_name(c);
+    if (!case_selected(name)) continue;
     // The ranks of a CPU job share the machine they run on.
     e2e::check_rank_memory(step::CasePlan(c.step, options.grid.step.gpus_per_node, *options.plan),
                            c, options.backend, options.backend == "cpu" ? job_size() : 1,
                            options.rank_memory_bytes);
-    benchmark::RegisterBenchmark(e2e::benchmark_name(c).c_str(), e2e::measured_iteration, c,
-                                 std::cref(options))
+    benchmark::RegisterBenchmark(name.c_str(), e2e::measured_iteration, c, std::cref(options))
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond);
   }
   // Projections need no other rank: rank 0 runs them after the measured rows.
   if (job_rank() != 0) return;
   for (const e2e::E2ECase& c : e2e::projected_cases(options.grid, job_size())) {
-    benchmark::RegisterBenchmark(e2e::benchmark_name(c).c_str(), e2e::projected_iteration, c,
-                                 std::cref(options))
+    const std::string name = e2e::benchmark_name(c);
+    if (!case_selected(name)) continue;
+    benchmark::RegisterBenchmark(name.c_str(), e2e::projected_iteration, c, std::cref(options))
         ->UseManualTime()
         ->Repetitions(1)
         ->Unit(benchmark::kMillisecond);

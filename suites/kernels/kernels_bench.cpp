@@ -202,6 +202,7 @@ void register_suite() {
         const double gflop = optim::step_cost(muon, shape.rows, shape.cols).mean_flops() / 1e9;
         if (gflop > limit(be)) continue;
         const std::string name = kernels_name(optim::to_string(kind), be, shape.rows, shape.cols);
+        if (!case_selected(name)) continue;
         benchmark::RegisterBenchmark(name.c_str(), bm_optimizer_step, KernelCase{be, kind, shape})
             ->UseManualTime()
             ->Unit(benchmark::kMillisecond);

@@ -49,6 +49,8 @@ void register_suite() {
   const double memory = step::device_memory_bytes(options.backend);
   int left_out = 0;
   for (const step::StepCase& c : step::measured_cases(options.grid, job_size())) {
+    const std::string name = step::benchmark_name(c);
+    if (!case_selected(name)) continue;
     const auto needed = [&] {
       const step::CasePlan plan(c, options.grid.gpus_per_node, *options.plan);
       return step::estimated_rank_bytes(plan) + step::kept_gradient_bytes(plan);
@@ -57,8 +59,7 @@ void register_suite() {
       ++left_out;
       continue;
     }
-    benchmark::RegisterBenchmark(step::benchmark_name(c).c_str(), step::measured_step, c,
-                                 std::cref(options))
+    benchmark::RegisterBenchmark(name.c_str(), step::measured_step, c, std::cref(options))
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond);
   }
@@ -73,8 +74,9 @@ void register_suite() {
   if (job_rank() != 0) return;
   // A projection is deterministic: one repetition, whatever --benchmark_repetitions says.
   for (const step::StepCase& c : step::projected_cases(options.grid, job_size())) {
-    benchmark::RegisterBenchmark(step::benchmark_name(c).c_str(), step::projected_step, c,
-                                 std::cref(options))
+    const std::string name = step::benchmark_name(c);
+    if (!case_selected(name)) continue;
+    benchmark::RegisterBenchmark(name.c_str(), step::projected_step, c, std::cref(options))
         ->UseManualTime()
         ->Repetitions(1)
         ->Unit(benchmark::kMillisecond);

@@ -123,6 +123,7 @@ std::vector<LayoutCase> dp_plan_cases() {
 void register_suite() {
   for (const LayoutCase& c : layout_cases()) {
     const std::string name = planner_name({"", "zero1", c.model, c.dp, c.tp});
+    if (!case_selected(name)) continue;
     benchmark::RegisterBenchmark(name.c_str(), bm_zero1_layout, c)->Unit(benchmark::kMillisecond);
   }
   // The named strategies, and the DP sides alone (TP-SC inside every TP group), which is where
@@ -134,6 +135,7 @@ void register_suite() {
   for (const std::string_view strategy : strategies) {
     for (const LayoutCase& c : dp_plan_cases()) {
       const std::string name = planner_name({"muon", std::string(strategy), c.model, c.dp, c.tp});
+      if (!case_selected(name)) continue;
       benchmark::RegisterBenchmark(name.c_str(), bm_step_plan, c, strategy)
           ->Unit(benchmark::kMillisecond);
     }

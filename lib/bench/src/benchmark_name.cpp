@@ -263,4 +263,8 @@ std::string kernels_name(std::string_view optimizer, std::string_view backend, s
   return format_benchmark_name(parts);
 }
 
+std::string registered_name(const BenchmarkName& name) {
+  return name.projected ? name.key + "/projected" : name.key;
+}
+
 }  // namespace canzona::bench

@@ -16,6 +16,47 @@
 namespace canzona::bench {
 namespace {
 
+// Bounds that keep every product, square and ratio the results commands form from a file's
+// numbers finite (a time of 1e308 s would make a median of inf and a geometric mean of NaN):
+// a time of 0 or from 1e-12 ms (a femtosecond, far below any clock's resolution) up to 1e12 ms
+// (31 years), and a counter up to 1e30 in magnitude; their squares, products and ratios stay
+// finite.
+constexpr double kMinTimeMs = 1e-12;
+constexpr double kMaxTimeMs = 1e12;
+constexpr double kMaxCounterMagnitude = 1e30;
+
+double in_ms(double value, std::string_view unit) {
+  if (unit == "ns") return value * 1e-6;
+  if (unit == "us") return value * 1e-3;
+  if (unit == "s") return value * 1e3;
+  return value;
+}
+
+void check_time(double value, std::string_view unit, std::string_view key,
+                const std::string& where) {
+  if (!std::isfinite(value) || value < 0) {
+    throw ConfigError(
+        fmt::format("{}: '{}' is {}, but a time must be finite and >= 0", where, key, value));
+  }
+  const double ms = in_ms(value, unit);
+  if (ms > kMaxTimeMs || (ms > 0 && ms < kMinTimeMs)) {
+    throw ConfigError(
+        fmt::format("{}: '{}' is {} {}, outside any benchmark's times (0, or {:g} "
+                    "to {:g} ms): the file was edited or corrupted",
+                    where, key, value, unit, kMinTimeMs, kMaxTimeMs));
+  }
+}
+
+double checked_counter(double value, std::string_view key, const std::string& where) {
+  if (!(std::abs(value) <= kMaxCounterMagnitude)) {
+    throw ConfigError(
+        fmt::format("{}: counter '{}' is {}, beyond any counter a suite writes (at "
+                    "most {:g} in magnitude): the file was edited or corrupted",
+                    where, key, value, kMaxCounterMagnitude));
+  }
+  return value;
+}
+
 // Google Benchmark's own numeric context (num_cpus, mhz_per_cpu, load_avg) as text, so a report
 // can show the load a run was measured under: "2", "2445", "6.35 8.4 9.2"; "" for anything
 // else (booleans, the caches' objects).
@@ -182,23 +223,20 @@ BenchmarkFile parse_gbench_json(const nlohmann::json& document, const std::strin
             "{}: 'iterations' is {}, but a successful benchmark ran at least one iteration", where,
             parsed.iterations));
       }
-      for (const auto& [key, value] :
-           {std::pair{"real_time", parsed.real_time}, std::pair{"cpu_time", parsed.cpu_time}}) {
-        if (!std::isfinite(value) || value < 0) {
-          throw ConfigError(
-              fmt::format("{}: '{}' is {}, but a time must be finite and >= 0", where, key, value));
-        }
-      }
       parsed.time_unit = required<std::string>(row, "time_unit", where);
       if (parsed.time_unit != "ns" && parsed.time_unit != "us" && parsed.time_unit != "ms" &&
           parsed.time_unit != "s") {
         throw ConfigError(fmt::format("{}: unknown time_unit '{}' (expected ns, us, ms or s)",
                                       where, parsed.time_unit));
       }
+      for (const auto& [key, value] :
+           {std::pair{"real_time", parsed.real_time}, std::pair{"cpu_time", parsed.cpu_time}}) {
+        check_time(value, parsed.time_unit, key, where);
+      }
     }
     for (const auto& [key, value] : row.items()) {
       if (value.is_number() && known_row_fields().count(key) == 0) {
-        parsed.counters[key] = value.get<double>();
+        parsed.counters[key] = checked_counter(value.get<double>(), key, where);
       }
     }
     file.rows.push_back(std::move(parsed));
@@ -227,11 +265,6 @@ BenchmarkFile read_gbench_json(const std::filesystem::path& path) {
   return parse_gbench_json(read_gbench_document(path), path.string());
 }
 
-double real_time_ms(const BenchmarkRow& row) {
-  if (row.time_unit == "ns") return row.real_time * 1e-6;
-  if (row.time_unit == "us") return row.real_time * 1e-3;
-  if (row.time_unit == "s") return row.real_time * 1e3;
-  return row.real_time;
-}
+double real_time_ms(const BenchmarkRow& row) { return in_ms(row.real_time, row.time_unit); }
 
 }  // namespace canzona::bench

@@ -96,6 +96,33 @@ TEST(GbenchJsonTest, RejectsDocumentsThatAreNotBenchmarkOutput) {
   expect_config_error(nameless, "benchmarks[2]: missing field 'name'");
 }
 
+// Every value the results commands multiply, square or divide is bounded when read, so no ratio,
+// median or geometric mean of a run file can overflow into inf or NaN.
+TEST(GbenchJsonTest, RejectsTimesAndCountersBeyondWhatABenchmarkMeasures) {
+  for (const auto& [time, unit] :
+       {std::pair{1e308, "s"}, {1e16, "ms"}, {1e10, "s"}, {1e-300, "ns"}, {1e-7, "ns"}}) {
+    nlohmann::json document = valid_document();
+    document["benchmarks"][0]["real_time"] = time;
+    document["benchmarks"][0]["time_unit"] = unit;
+    expect_config_error(document, "benchmarks[0]: 'real_time' is");
+    document["benchmarks"][0]["real_time"] = 1.0;
+    document["benchmarks"][0]["cpu_time"] = time;
+    expect_config_error(document, "benchmarks[0]: 'cpu_time' is");
+  }
+  for (const double counter : {1e300, -1e31}) {
+    nlohmann::json document = valid_document();
+    document["benchmarks"][1]["buckets"] = counter;
+    expect_config_error(document, "benchmarks[1]: counter 'buckets' is");
+  }
+  // The edges themselves are times a file may hold: 0, a femtosecond and 31 years.
+  for (const auto& [time, unit] : {std::pair{0.0, "ns"}, {1e-6, "ns"}, {1e9, "s"}}) {
+    nlohmann::json document = valid_document();
+    document["benchmarks"][0]["real_time"] = time;
+    document["benchmarks"][0]["time_unit"] = unit;
+    EXPECT_NO_THROW(parse_gbench_json(document, "doc")) << time << " " << unit;
+  }
+}
+
 // Google Benchmark 1.7.1 writes the cv of a counter whose mean is 0 as a bare NaN (not JSON).
 TEST(GbenchJsonTest, ReadsFilesWithNonFiniteCountersAsAbsentCounters) {
   const std::filesystem::path path =

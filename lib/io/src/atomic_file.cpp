@@ -37,8 +37,13 @@ class TempFile {
                       target.string(), std::strerror(errno), dir.string()));
     }
     guard_ = std::make_unique<ScratchFileGuard>(pattern_);
-    // mkstemp creates 0600; results are meant to be shared like any other file.
-    fchmod(fd_, S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH);
+    // mkstemp creates 0600: a new result is shared like any other file (0644), a replaced one
+    // keeps the permissions its owner gave it.
+    struct stat existing {};
+    const mode_t mode = stat(target.c_str(), &existing) == 0
+                            ? existing.st_mode & 07777
+                            : S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH;
+    fchmod(fd_, mode);
   }
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
@@ -118,6 +123,32 @@ std::filesystem::path resolve_write_target(const std::filesystem::path& path) {
   }
   throw ConfigError(fmt::format("cannot write '{}': more than {} symbolic links to follow",
                                 path.string(), kMaxLinks));
+}
+
+void check_output_file(const std::filesystem::path& path, std::string_view flag,
+                       const std::vector<std::filesystem::path>& inputs) {
+  const std::filesystem::path target = resolve_write_target(path);
+  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
+  struct stat st {};
+  if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw ConfigError(
+        fmt::format("{} '{}': the folder '{}' does not exist; create it first "
+                    "(nothing was run)",
+                    flag, path.string(), folder.string()));
+  }
+  if (access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw ConfigError(fmt::format("{} '{}': the folder '{}' is not writable: {} (nothing was run)",
+                                  flag, path.string(), folder.string(), std::strerror(errno)));
+  }
+  for (const std::filesystem::path& input : inputs) {
+    std::error_code error;
+    if (!input.empty() && std::filesystem::equivalent(target, input, error) && !error) {
+      throw ConfigError(fmt::format(
+          "{} '{}' is the input '{}': the result would replace what it is computed from; "
+          "write it to another file",
+          flag, path.string(), input.string()));
+    }
+  }
 }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace canzona::io {
@@ -49,6 +50,48 @@ TEST_F(AtomicFileTest, WritesAndReplacesWithoutLeavingTemporaries) {
   write_file_atomically(target, std::string(100000, 'x'));
   EXPECT_EQ(read(target), std::string(100000, 'x'));
   EXPECT_EQ(files_in_dir(), 1u);
+}
+
+// A replaced result keeps the permissions its owner gave it; a new one is 0644.
+TEST_F(AtomicFileTest, AReplacedFileKeepsItsPermissions) {
+  const auto mode_of = [](const fs::path& path) {
+    struct stat st {};
+    EXPECT_EQ(stat(path.c_str(), &st), 0);
+    return st.st_mode & 07777;
+  };
+  const fs::path target = dir_ / "result.json";
+  write_file_atomically(target, "new");
+  EXPECT_EQ(mode_of(target), 0644u);
+  for (const mode_t mode : {0600u, 0640u, 0755u}) {
+    ASSERT_EQ(chmod(target.c_str(), mode), 0);
+    write_file_atomically(target, "replaced");
+    EXPECT_EQ(mode_of(target), mode);
+    EXPECT_EQ(read(target), "replaced");
+  }
+}
+
+// Checked before a command works: where the result would land, and that it is not an input.
+TEST_F(AtomicFileTest, AnOutputIsCheckedBeforeAnyWork) {
+  const fs::path input = dir_ / "input.json";
+  write_file_atomically(input, "input");
+  const auto refused = [](const std::function<void()>& check, const std::string& fragment) {
+    try {
+      check();
+      ADD_FAILURE() << "expected ConfigError mentioning '" << fragment << "'";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { check_output_file(dir_ / "missing" / "out.json", "--out"); },
+          "does not exist; create it first");
+  refused([&] { check_output_file("/dev/full", "--out"); }, "is a character device");
+  refused([&] { check_output_file(input, "--out", {dir_ / "other.json", input}); }, "is the input");
+  // The same file by another name (a symbolic link, a relative path) is the same input.
+  fs::create_symlink(input, dir_ / "link.json");
+  refused([&] { check_output_file(dir_ / "link.json", "--out", {input}); }, "is the input");
+  refused([&] { check_output_file(input, "--out", {dir_ / "." / "input.json"}); }, "is the input");
+  EXPECT_NO_THROW(check_output_file(dir_ / "out.json", "--out", {input, dir_ / "absent.json"}));
+  EXPECT_EQ(read(input), "input");
 }
 
 TEST_F(AtomicFileTest, MissingDirectoryIsAClearErrorAndWritesNothing) {

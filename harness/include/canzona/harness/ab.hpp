@@ -14,6 +14,7 @@
 // This header is the pure part (what the pairs say); ab_command.cpp takes the samples.
 #pragma once
 
+#include <canzona/bench/name_pattern.hpp>
 #include <canzona/harness/compare.hpp>
 #include <canzona/harness/run_series.hpp>
 #include <canzona/harness/statistics.hpp>
@@ -23,7 +24,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,8 +82,8 @@ struct AbStatistic {
 
 /// One gated row.
 struct AbRow {
-  std::string key;                   ///< canonical name
-  std::string run_name;              ///< the name as the suite writes it (what --filter selects)
+  std::string key;                   ///< canonical name (a measured row: what --filter selects)
+  std::string run_name;              ///< the name as Google Benchmark wrote it (`/manual_time`)
   std::string metric;                ///< "cpu_ms" (cpu backend) or "real_time"
   std::vector<AbPair> pairs;         ///< of the deciding batches
   std::vector<AbPair> confirmation;  ///< of the confirmation batch, when there was one
@@ -140,8 +140,8 @@ AbVerdict decide_ab_row(const AbStatistic& statistic, const AbSettings& settings
 /// regexes searched in the canonical name and the counter), '#' comments, blank lines ignored.
 /// ConfigError naming the line for anything else.
 struct AllowedChange {
-  std::regex row;
-  std::regex counter;
+  bench::NamePattern row;
+  bench::NamePattern counter;
   std::string text;
 };
 std::vector<AllowedChange> parse_allowed_changes(std::string_view text, std::string_view source);

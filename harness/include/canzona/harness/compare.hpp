@@ -19,14 +19,14 @@
 
 namespace canzona::harness {
 
-/// What became of one benchmark between the baseline and the candidate.
+/// What became of one benchmark between the base and the head.
 enum class Verdict {
   kSame,     ///< the median moved by no more than the threshold
   kFaster,   ///< faster by more than the threshold, and beyond the noise
   kSlower,   ///< slower by more than the threshold, and beyond the noise (a regression)
   kNoisy,    ///< moved by more than the threshold, but the noise cannot tell it from chance
-  kNew,      ///< only in the candidate (or failed in the baseline)
-  kMissing,  ///< in the baseline, absent or failed in the candidate (a regression)
+  kNew,      ///< only in the head (or failed in the base)
+  kMissing,  ///< in the base, absent or failed in the head (a regression)
 };
 
 /// "SAME", "FASTER", ... as printed.
@@ -53,23 +53,23 @@ struct CompareOptions {
 /// A deterministic counter whose value changed.
 struct CounterChange {
   std::string counter;
-  double baseline = 0;
-  double candidate = 0;
+  double base = 0;
+  double head = 0;
 };
 
 /// The judgement of one benchmark.
 struct RowComparison {
   std::string name;  ///< canonical name (`/projected` appended for projected rows)
   Verdict verdict = Verdict::kSame;
-  bool baseline_projected = false;
-  bool candidate_projected = false;
-  std::optional<double> baseline_ms;   ///< median, when the baseline has the row
-  std::optional<double> candidate_ms;  ///< median, when the candidate has the row
-  double change = 0;                   ///< candidate / baseline − 1
-  std::int64_t baseline_repetitions = 0;
-  std::int64_t candidate_repetitions = 0;
-  double baseline_cv = 0;
-  double candidate_cv = 0;
+  bool base_projected = false;
+  bool head_projected = false;
+  std::optional<double> base_ms;  ///< median, when the base has the row
+  std::optional<double> head_ms;  ///< median, when the head has the row
+  double change = 0;              ///< head / base − 1
+  std::int64_t base_repetitions = 0;
+  std::int64_t head_repetitions = 0;
+  double base_cv = 0;
+  double head_cv = 0;
   std::string method;             ///< "u-test", "noise" or "" (NEW / MISSING)
   std::optional<double> p_value;  ///< U test only
   double threshold = 0;           ///< the threshold applied (widened by noise for "noise")
@@ -79,19 +79,19 @@ struct RowComparison {
 
 /// The whole comparison.
 struct Comparison {
-  std::string baseline_source;
-  std::string candidate_source;
-  std::map<std::string, std::string> baseline_context;
-  std::map<std::string, std::string> candidate_context;
+  std::string base_source;
+  std::string head_source;
+  std::map<std::string, std::string> base_context;
+  std::map<std::string, std::string> head_context;
   CompareOptions options;
   std::vector<std::string> allowed_differences;  ///< refusals overridden by --allow-...
-  std::vector<RowComparison> rows;               ///< baseline order, then NEW rows
+  std::vector<RowComparison> rows;               ///< base order, then NEW rows
 
   /// How many rows got each verdict.
   std::map<Verdict, int> counts() const;
   /// Rows with at least one deterministic counter changed.
   int behaviour_changes() const;
-  /// Geometric mean of candidate / baseline over rows timed on both sides (1 when none).
+  /// Geometric mean of head / base over rows timed on both sides (1 when none).
   double geomean_ratio() const;
   /// Rows timed on both sides (what the geometric mean is over).
   int timed_rows() const;
@@ -103,7 +103,7 @@ struct Comparison {
 /// device kinds, build types or backends, projected against measured rows, different plan
 /// hashes) unless `options` allows it, saying exactly what differs and which flag allows it;
 /// also for a bad filter regex or a filter that matches nothing.
-Comparison compare_runs(const Run& baseline, const Run& candidate, const CompareOptions& options);
+Comparison compare_runs(const Run& base, const Run& head, const CompareOptions& options);
 
 /// The report a pull request can paste: provenance of both runs, a verdict summary, a row table
 /// (every row, or only the rows that are not SAME), and the behaviour changes.

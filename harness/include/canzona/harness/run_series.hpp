@@ -8,11 +8,11 @@
 
 #include <canzona/bench/benchmark_name.hpp>
 #include <canzona/bench/gbench_json.hpp>
+#include <canzona/bench/name_pattern.hpp>
 
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -80,9 +80,10 @@ void require_canzona_provenance(const std::map<std::string, std::string>& contex
 /// backend, device, ranks, preset, date, host and the command that made it.
 std::vector<std::string> provenance_lines(const Run& run);
 
-/// The `--filter` of compare, table and plot: an ECMAScript regex searched in benchmark names;
-/// nullopt for an empty pattern. Throws ConfigError for a pattern that does not compile.
-std::optional<std::regex> name_filter(const std::string& pattern);
+/// The `--filter` of compare, table and plot: a pattern (bench::NamePattern: RE2, linear time)
+/// searched in benchmark names as the suites register them (`/projected` included); nullopt for
+/// an empty pattern. Throws ConfigError for a pattern that does not compile.
+std::optional<bench::NamePattern> name_filter(const std::string& pattern);
 
 /// The topology a projected series assumes: its label's `topology`, else the run's context
 /// `topology`, else "".

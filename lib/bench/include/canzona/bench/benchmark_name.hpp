@@ -46,6 +46,10 @@ struct BenchmarkName {
 /// that is not a positive integer, or gpus that is not dp × tp.
 BenchmarkName parse_benchmark_name(std::string_view name);
 
+/// The name as a suite registers it: the canonical key, `/projected` appended for a projected row.
+/// What every filter selects and every report shows.
+std::string registered_name(const BenchmarkName& name);
+
 /// The families the suites write, by name, and the shape each name must have.
 inline constexpr std::string_view kOptimizerStepFamily = "OptimizerStep";
 inline constexpr std::string_view kE2EIterationFamily = "E2EIteration";
