@@ -4,6 +4,8 @@
 
 #include "commands.hpp"
 
+#include <canzona/bench/did_you_mean.hpp>
+
 #include <canzona/config.hpp>
 #include <canzona/core/build_info.hpp>
 #include <canzona/core/error.hpp>
@@ -17,6 +19,36 @@
 #include <utility>
 
 namespace canzona::harness {
+namespace {
+
+// The first `--flag` among a command's arguments that the command does not have, with the
+// nearest flag it does have; "" when every flag is known. CLI11 alone reports "--model is
+// required" for `--modle` or "arguments were not expected: 3 --threshhold".
+std::string unknown_flag(const CLI::App& command, const std::vector<std::string>& args) {
+  std::vector<std::string> known = {"--help"};
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& name : option->get_lnames()) known.push_back("--" + name);
+  }
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") break;  // what follows is positional
+    if (!arg.starts_with("--")) continue;
+    const std::string name = arg.substr(0, arg.find('='));
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return fmt::format("{} has no flag {}{} (canzona-bench {} --help lists them)",
+                         command.get_name(), name, bench::did_you_mean(name, known),
+                         command.get_name());
+    }
+    // A value given as the next word may itself start with "--" (ab's --run-arg).
+    const CLI::Option* option = command.get_option_no_throw(name);
+    if (option != nullptr && option->get_type_size() != 0 && arg.find('=') == std::string::npos) {
+      ++i;
+    }
+  }
+  return "";
+}
+
+}  // namespace
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{
@@ -54,10 +86,22 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                    [&](const auto& c) { return c.first->get_name() == args.front(); })) {
     std::vector<std::string> names;
     for (const auto& c : commands) names.push_back(c.first->get_name());
-    err << "error: unknown command '" << args.front()
-        << "'; available: " << fmt::format("{}", fmt::join(names, ", "))
+    err << "error: unknown command '" << args.front() << "'"
+        << bench::did_you_mean(args.front(), names)
+        << " Available: " << fmt::format("{}", fmt::join(names, ", "))
         << "\nRun with --help for more information.\n";
     return kExitUsage;
+  }
+  if (!args.empty()) {
+    const auto named = std::find_if(commands.begin(), commands.end(), [&](const auto& c) {
+      return c.first->get_name() == args.front();
+    });
+    if (named != commands.end()) {
+      if (const std::string message = unknown_flag(*named->first, args); !message.empty()) {
+        err << "error: " << message << "\n";
+        return kExitUsage;
+      }
+    }
   }
 
   // CLI11 parses in reverse order of a vector; it expects argv order reversed.

@@ -68,7 +68,7 @@ CommandAction add_compare_command(CLI::App& app) {
   cmd->add_option("--utest-repetitions", o->compare.utest_repetitions,
                   "Repetitions both sides need for the U test (fewer: noise-widened threshold)")
       ->capture_default_str();
-  cmd->add_option("--filter", o->filter, "Compare only benchmarks whose name matches this regex");
+  cmd->add_option("--filter", o->filter, "Compare only benchmarks whose name matches this pattern (RE2)");
   cmd->add_flag("--json", o->json, "Print the comparison as JSON instead of markdown");
   cmd->add_flag("--changes-only", o->changes_only, "Leave SAME rows out of the markdown table");
   cmd->add_flag("--fail-on-behaviour-change", o->fail_on_behaviour_change,

@@ -277,7 +277,7 @@ CommandAction add_plot_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "png, svg or pdf")
       ->capture_default_str()
       ->check(CLI::IsMember({"png", "svg", "pdf"}));
-  cmd->add_option("--filter", o->filter, "Only benchmarks whose name matches this regex");
+  cmd->add_option("--filter", o->filter, "Only benchmarks whose name matches this pattern (RE2)");
   cmd->add_flag("--allow-debug", o->allow_debug, "Accept runs of non-Release builds");
   return [o](std::ostream& out) { return plot(*o, out); };
 }

@@ -72,7 +72,7 @@ CommandAction add_table_command(CLI::App& app) {
                 "Columns are optimizers (Muon, Shampoo, SOAP, AdamW) per strategy and shape: "
                 "latency, optimizer state per rank, communication")
       ->excludes(baseline);
-  cmd->add_option("--filter", o->filter, "Only benchmarks whose name matches this regex");
+  cmd->add_option("--filter", o->filter, "Only benchmarks whose name matches this pattern (RE2)");
   cmd->add_flag("--allow-debug", o->allow_debug, "Accept a run of a non-Release build");
   cmd->add_option("--out", o->out, "Write the table to this file (atomically) instead of stdout");
   return [o](std::ostream& out) { return table(*o, out); };

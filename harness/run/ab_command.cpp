@@ -395,11 +395,11 @@ CommandAction add_ab_command(CLI::App& app) {
   cmd->add_option("--head", o->head, "canzona-bench executable (or build folder) of the head")
       ->required();
   cmd->add_option("--preset", o->preset, "The preset each sample runs")->capture_default_str();
-  cmd->add_option("--filter", o->filter, "Only rows whose name matches this regular expression");
+  cmd->add_option("--filter", o->filter, "Only rows whose name matches this pattern (RE2)");
   cmd->add_option("--repetitions", o->repetitions,
                   "Repetitions per case in one sample (its median is the sample's value)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(bench::integer_in(bench::kRepetitions));
   cmd->add_option("--pairs", o->settings.pairs, "Pairs of the first batch (and of a confirmation)")
       ->capture_default_str();
   cmd->add_option("--more-pairs", o->settings.more_pairs,

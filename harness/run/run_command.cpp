@@ -16,6 +16,7 @@
 #include "run_report.hpp"
 
 #include <canzona/bench/benchmark_name.hpp>
+#include <canzona/bench/flag_checks.hpp>
 #include <canzona/bench/gbench_json.hpp>
 #include <canzona/bench/launch_report.hpp>
 #include <canzona/bench/name_pattern.hpp>
@@ -338,9 +339,9 @@ CommandAction add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"cpu", "cuda"}));
   cmd->add_option("--ranks", o->ranks,
                   "Ranks (processes) to run on (default: the preset's; one per GPU on cuda)")
-      ->check(CLI::PositiveNumber);
+      ->check(bench::integer_in(bench::kRanks));
   cmd->add_option("--filter", o->filter,
-                  "Only cases whose name matches this regular expression (--benchmark_filter)");
+                  "Only cases whose name matches this pattern (RE2; --benchmark_filter)");
   cmd->add_option("--topology", o->topology,
                   "Cluster of the projected rows: a preset or a topology JSON file")
       ->capture_default_str();
@@ -350,11 +351,11 @@ CommandAction add_run_command(CLI::App& app) {
                   "--hostfile hosts\")")
       ->capture_default_str();
   cmd->add_option("--repetitions", o->repetitions, "Repetitions per case (default: the preset's)")
-      ->check(CLI::PositiveNumber);
+      ->check(bench::integer_in(bench::kRepetitions));
   cmd->add_option("--seed", o->seed,
                   "Parameter and gradient values (each rank's a function of the seed and the rank)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(bench::integer_in(bench::kSeed));
   cmd->add_flag("--oversubscribe", o->oversubscribe,
                 "Allow more CPU ranks than cores (mpirun --oversubscribe; timings mean little)");
   cmd->add_flag("--list", o->list, "Print the cases and exit");
@@ -369,7 +370,7 @@ CommandAction add_run_command(CLI::App& app) {
   cmd->add_option("--suite-dir", o->suite_dir,
                   "Folder of the suite executables (default: next to canzona-bench)");
   // The plan settings of `plan` and `project`; --preset is this command's case preset.
-  o->plan = std::make_unique<bench::PlanSettingsFlags>(*cmd, "--plan-preset");
+  o->plan = std::make_unique<bench::PlanSettingsFlags>(*cmd, /*old_name_too=*/false);
   return [o, cmd](std::ostream& out) {
     o->argv = {"canzona-bench", "run"};
     for (const CLI::Option* option : cmd->get_options()) {

@@ -422,7 +422,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadPlan{"transport_with_tp_sc",
                 {"--strategy", "zero1", "--transport", "all-to-all"},
                 "--transport applies to the canzona and asc TP strategies"},
-        BadPlan{"unknown_preset", {"--preset", "nemo"}, "--preset: unknown preset 'nemo'"},
+        BadPlan{"unknown_preset", {"--preset", "nemo"}, "--plan-preset: unknown preset 'nemo'"},
         BadPlan{"unknown_tp_execution", {"--tp-execution", "eager"}, "--tp-execution: unknown"},
         BadPlan{"tp_execution_with_tp_sc",
                 {"--strategy", "zero1", "--tp-execution", "serial"},

@@ -81,7 +81,7 @@ TEST_F(RunCommandTest, WritesOneJsonThatTableAndCompareRead) {
   EXPECT_EQ(file.context.at("nodes"), "1");
   EXPECT_EQ(file.context.at("canzona_backend"), "cpu");
   EXPECT_EQ(file.context.at("canzona_preset"), "smoke");
-  EXPECT_EQ(file.context.at("canzona_plan"), "--preset megatron");
+  EXPECT_EQ(file.context.at("canzona_plan"), "--plan-preset megatron");
   EXPECT_NE(file.context.at("canzona_command").find("--filter"), std::string::npos);
   // Three repetitions and their aggregates of each measured case, one row of each projection.
   ASSERT_EQ(file.rows.size(), 2u * (3 + 4) + 2);
@@ -110,7 +110,7 @@ TEST_F(RunCommandTest, PlanSettingsReachEveryRowAsPlanTakesThem) {
            "canzona-reference", "--tp-execution", "serial", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const bench::BenchmarkFile file = bench::read_gbench_json(out);
-  EXPECT_EQ(file.context.at("canzona_plan"), "--preset canzona-reference --tp-execution serial");
+  EXPECT_EQ(file.context.at("canzona_plan"), "--plan-preset canzona-reference --tp-execution serial");
   // The reference script's numel costs and 4e8-element buckets, and the switch.
   const std::string& label = file.rows.front().label;
   EXPECT_NE(label.find("cost=numel"), std::string::npos) << label;

@@ -3,6 +3,7 @@
 #include "benchmark_args.hpp"
 #include "suite.hpp"
 
+#include <canzona/bench/flag_checks.hpp>
 #include <canzona/bench/name_pattern.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/core/numeric_text.hpp>
@@ -62,7 +63,7 @@ BenchmarkArgs::BenchmarkArgs(int& argc, char** argv) {
       filter_argument_ = "--benchmark_filter=.";
       argv[i] = filter_argument_.data();
     } else if (auto r = value_of(arg, "repetitions")) {
-      parse_integer("--benchmark_repetitions", *r, IntegerRange{1, 100000});
+      parse_integer("--benchmark_repetitions", *r, kRepetitions);
     } else if (auto f = value_of(arg, "format")) {
       check_format("format", *f);
     } else if (auto o = value_of(arg, "out_format")) {

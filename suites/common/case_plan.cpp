@@ -90,7 +90,7 @@ PlanSettings::PlanSettings(const std::string& flags) : impl_(std::make_unique<Im
   } catch (const CLI::ParseError& e) {
     throw ConfigError(
         fmt::format("--canzona_plan='{}': {} (the flags of canzona-bench plan: "
-                    "--preset, --bucket-size, --cost, --slot-mib, --tp-execution, "
+                    "--plan-preset, --bucket-size, --cost, --slot-mib, --tp-execution, "
                     "--param-dtype, --grad-reduce-dtype, --split)",
                     flags, e.what()));
   }

@@ -44,7 +44,7 @@ class PlanSettings {
   ~PlanSettings();
   PlanSettings(const PlanSettings&) = delete;
   PlanSettings& operator=(const PlanSettings&) = delete;
-  /// The preset and the explicit flags, spelled as `plan` takes them ("--preset megatron").
+  /// The preset and the explicit flags, spelled as `plan` takes them ("--plan-preset megatron").
   const std::string& flags() const;
 
   struct Impl;

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "suite_flags.hpp"
 
+#include <canzona/bench/did_you_mean.hpp>
+
 #include <canzona/config.hpp>
 #include <canzona/core/device.hpp>
 #include <canzona/core/error.hpp>
@@ -14,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace canzona::bench {
 namespace {
@@ -103,10 +106,13 @@ int suite_whole_flag(std::string_view name, double fallback, double min) {
 }
 
 std::string unused_suite_flags() {
+  std::vector<std::string> known;
+  for (const std::string& name : read_flags()) known.push_back("--canzona_" + name);
   std::string unused;
   for (const auto& [name, value] : flags()) {
-    if (read_flags().count(name) == 0)
-      unused += (unused.empty() ? "--canzona_" : ", --canzona_") + name;
+    if (read_flags().count(name) != 0) continue;
+    const std::string flag = "--canzona_" + name;
+    unused += (unused.empty() ? "" : ", ") + flag + did_you_mean(flag, known);
   }
   return unused;
 }

@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <string_view>
+#include <type_traits>
 
 namespace canzona::bench {
 namespace {
@@ -100,6 +102,22 @@ T required(const nlohmann::json& row, const char* key, const std::string& where)
   const auto it = row.find(key);
   if (it == row.end()) {
     throw ConfigError(fmt::format("{}: missing field '{}'", where, key));
+  }
+  if (it->is_null()) {
+    // A bare NaN or Infinity in the file reads as null (with_non_finite_as_null).
+    throw ConfigError(fmt::format("{}: field '{}' is not a finite value (null, NaN or Infinity)",
+                                  where, key));
+  }
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // nlohmann would truncate 2.5 and wrap 1e30 or 2^64 - 1 into a negative count.
+    const bool fits = it->is_number_integer() &&
+                      !(it->is_number_unsigned() &&
+                        it->template get<std::uint64_t>() >
+                            static_cast<std::uint64_t>(std::numeric_limits<T>::max()));
+    if (!fits) {
+      throw ConfigError(fmt::format("{}: field '{}' must be an integer up to {}, got {}", where,
+                                    key, std::numeric_limits<T>::max(), it->dump()));
+    }
   }
   try {
     return it->get<T>();

@@ -36,13 +36,14 @@ model::SplitOptions parse_split(const std::vector<std::string>& values) {
   return split;
 }
 
-PlanSettingsFlags::PlanSettingsFlags(CLI::App& cmd, const std::string& preset_flag)
-    : preset_flag_(preset_flag) {
-  cmd.add_option(preset_flag, preset_,
+PlanSettingsFlags::PlanSettingsFlags(CLI::App& cmd, bool old_name_too)
+    : preset_flag_("--plan-preset") {
+  cmd.add_option(old_name_too ? "--plan-preset,--preset" : "--plan-preset", preset_,
                  fmt::format("Settings bundle, overridden by explicit flags: {} (megatron: "
                              "Megatron-LM defaults; canzona-reference: the Canzona reference "
-                             "training script)",
-                             fmt::join(plan::preset_names(), ", ")))
+                             "training script){}",
+                             fmt::join(plan::preset_names(), ", "),
+                             old_name_too ? "; --preset is its old name" : ""))
       ->capture_default_str();
   cmd.add_option("--bucket-size", bucket_size_,
                  "ZeRO-1 bucket size in elements (megatron: max(4e7, 1e6 x dp); "
@@ -129,7 +130,7 @@ PlanSettingsUse PlanSettingsFlags::use() const {
 
 std::string PlanSettingsFlags::as_flags() const {
   const PlanSettingsUse given = use();
-  std::string flags = fmt::format("--preset {}", plan::to_string(given.preset));
+  std::string flags = fmt::format("--plan-preset {}", plan::to_string(given.preset));
   for (const std::string& flag : given.overrides) flags += " " + flag;
   return flags;
 }

@@ -85,11 +85,21 @@ TEST(GbenchJsonTest, RejectsDocumentsThatAreNotBenchmarkOutput) {
 
   nlohmann::json wrong_type = valid_document();
   wrong_type["benchmarks"][1]["iterations"] = "many";
-  expect_config_error(wrong_type, "benchmarks[1]: field 'iterations' has the wrong type");
+  expect_config_error(wrong_type, "benchmarks[1]: field 'iterations' must be an integer up to");
 
   nlohmann::json bad_unit = valid_document();
   bad_unit["benchmarks"][0]["time_unit"] = "fortnights";
   expect_config_error(bad_unit, "unknown time_unit 'fortnights'");
+
+  for (const nlohmann::json& count : {nlohmann::json(2.5), nlohmann::json(1e30),
+                                      nlohmann::json(18446744073709551615ULL)}) {
+    nlohmann::json not_a_count = valid_document();
+    not_a_count["benchmarks"][0]["iterations"] = count;
+    expect_config_error(not_a_count, "field 'iterations' must be an integer up to");
+  }
+  nlohmann::json null_time = valid_document();
+  null_time["benchmarks"][0]["real_time"] = nullptr;
+  expect_config_error(null_time, "field 'real_time' is not a finite value");
 
   nlohmann::json nameless = valid_document();
   nameless["benchmarks"][2].erase("name");

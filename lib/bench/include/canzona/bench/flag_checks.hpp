@@ -26,6 +26,8 @@ CLI::Validator real_in(RealRange range);
 inline constexpr IntegerRange kAtLeastOne{1, std::numeric_limits<std::int64_t>::max()};
 /// Rank counts (--dp, --tp, --gpus, --gpus-per-node): up to the largest job plans are built for.
 inline constexpr IntegerRange kRanks{1, layout::kMaxWorldSize};
+inline constexpr IntegerRange kRepetitions{1, 100000};
+inline constexpr IntegerRange kSeed{0, std::numeric_limits<int>::max()};
 inline constexpr RealRange kPositive{0, std::numeric_limits<double>::max(), true};
 inline constexpr RealRange kNonNegative{0, std::numeric_limits<double>::max(), false};
 inline constexpr RealRange kUnitInterval{0, 1, false};

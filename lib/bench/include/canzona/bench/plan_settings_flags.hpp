@@ -30,9 +30,10 @@ struct PlanSettingsUse {
 
 class PlanSettingsFlags {
  public:
-  /// Declares the flags on `command`; the preset itself under `preset_flag` (`run` has a
-  /// --preset of its own and names this one --plan-preset).
-  explicit PlanSettingsFlags(CLI::App& command, const std::string& preset_flag = "--preset");
+  /// Declares the flags on `command`; the preset itself as --plan-preset ("--preset" of `run`
+  /// and `ab` is the case grid). With `old_name_too`, --preset is accepted as well (plan,
+  /// project and the suites' --canzona_plan, where it was the flag's first name).
+  explicit PlanSettingsFlags(CLI::App& command, bool old_name_too = true);
 
   /// The preset; ConfigError naming --preset for an unknown name.
   plan::Preset preset() const;
@@ -47,7 +48,7 @@ class PlanSettingsFlags {
   /// The preset and the flags given explicitly.
   PlanSettingsUse use() const;
 
-  /// The preset and the explicit flags as `plan` takes them ("--preset megatron --cost numel"),
+  /// The preset and the explicit flags as `plan` takes them ("--plan-preset megatron --cost numel"),
   /// what a command hands to another that reads the same flags.
   std::string as_flags() const;
 
