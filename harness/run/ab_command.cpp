@@ -353,6 +353,7 @@ class AbJob {
 };
 
 int ab(AbCommandOptions& o, std::ostream& out) {
+  InterruptScope interrupts;  // an interrupt ends every sample's job and writes nothing
   // Every input is checked before the first sample.
   o.settings.threshold = o.threshold_percent / 100;
   o.settings.margin = o.margin_percent / 100;
@@ -376,6 +377,7 @@ int ab(AbCommandOptions& o, std::ostream& out) {
   ScratchDir scratch("canzona-ab");
   AbJob job(o, std::move(base), std::move(head), seed, std::move(allowed), scratch);
   const AbResult result = job.run();
+  throw_if_interrupt_pending("ab");
   if (!o.out.empty()) io::write_file_atomically(o.out, ab_json(result).dump(2) + "\n");
   out << ab_markdown(result);
   return result.exit_code() == 0 ? kExitOk : kExitRegression;

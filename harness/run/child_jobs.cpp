@@ -30,16 +30,30 @@ ChildOptions interruptible(const std::vector<std::string>& env) {
   return options;
 }
 
+namespace {
+
+const char* signal_name(int signal_number) {
+  return signal_number == SIGINT ? "SIGINT" : signal_number == SIGTERM ? "SIGTERM" : "SIGHUP";
+}
+
+}  // namespace
+
 void throw_if_interrupted(const ChildExit& child, std::string_view command) {
   if (child.interrupted_by == 0) return;
-  const char* name = child.interrupted_by == SIGINT    ? "SIGINT"
-                     : child.interrupted_by == SIGTERM ? "SIGTERM"
-                                                       : "SIGHUP";
   throw InterruptedError(
       fmt::format("{}: {} was passed on to the job it started, which has ended; nothing was "
                   "written and the scratch folder was removed",
-                  command, name),
+                  command, signal_name(child.interrupted_by)),
       child.interrupted_by);
+}
+
+void throw_if_interrupt_pending(std::string_view command) {
+  const int signal_number = InterruptScope::pending();
+  if (signal_number == 0) return;
+  throw InterruptedError(fmt::format("{}: {} arrived between its jobs; nothing was written and "
+                                     "the scratch folder was removed",
+                                     command, signal_name(signal_number)),
+                         signal_number);
 }
 
 }  // namespace canzona::harness

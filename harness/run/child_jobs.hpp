@@ -40,4 +40,8 @@ ChildOptions interruptible(const std::vector<std::string>& env);
 /// the signal on, that nothing was written and that the scratch folder was removed.
 void throw_if_interrupted(const ChildExit& child, std::string_view command);
 
+/// The same for an interrupt that came while no child ran (the command holds an InterruptScope
+/// from its start): called before anything is written.
+void throw_if_interrupt_pending(std::string_view command);
+
 }  // namespace canzona::harness

@@ -125,6 +125,9 @@ std::string default_backend(int gpus) {
 }
 
 int run(const RunOptions& o, std::ostream& out) {
+  // From here on an interrupt never kills `run` half-way: it ends the job, the scratch folder
+  // goes, nothing is written (child_jobs.hpp).
+  InterruptScope interrupts;
   require_release_build(CANZONA_BUILD_TYPE, "canzona-bench was");
   const int gpus = cuda_device_count();
   const std::string backend = o.backend.empty() ? default_backend(gpus) : o.backend;
@@ -136,7 +139,7 @@ int run(const RunOptions& o, std::ostream& out) {
   const int ranks =
       o.ranks > 0 ? o.ranks : (backend == "cpu" ? std::min(preset.ranks, cores) : preset.ranks);
   check_ranks(o.launcher, ranks, backend, o.oversubscribe, cores, gpus);
-  if (!o.out.empty()) io::check_output_file(o.out, "--out");  // before minutes of measuring
+  if (!o.out.empty()) io::check_output_file(o.out, "--out");        // before minutes of measuring
   if (!o.filter.empty()) bench::NamePattern(o.filter, "--filter");  // the suites' rule, first
   sim::resolve_topology(o.topology);            // a bad topology fails before anything is launched
   comm::collective_timeout_from_environment();  // so does the ranks' collective timeout
@@ -316,6 +319,7 @@ int run(const RunOptions& o, std::ostream& out) {
         bad, fmt::format("{}", fmt::join(suite_jsons, ", ")));
     return kExitRegression;
   }
+  throw_if_interrupt_pending("run");
   if (!o.out.empty()) io::write_file_atomically(o.out, merged.dump(2) + "\n");
   out << fmt::format("canzona-bench run --preset {}: {} case(s), {} {} rank(s), {:.1f} s{}\n\n",
                      preset.name, case_count, ranks, backend, wall,

@@ -110,7 +110,8 @@ TEST_F(RunCommandTest, PlanSettingsReachEveryRowAsPlanTakesThem) {
            "canzona-reference", "--tp-execution", "serial", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const bench::BenchmarkFile file = bench::read_gbench_json(out);
-  EXPECT_EQ(file.context.at("canzona_plan"), "--plan-preset canzona-reference --tp-execution serial");
+  EXPECT_EQ(file.context.at("canzona_plan"),
+            "--plan-preset canzona-reference --tp-execution serial");
   // The reference script's numel costs and 4e8-element buckets, and the switch.
   const std::string& label = file.rows.front().label;
   EXPECT_NE(label.find("cost=numel"), std::string::npos) << label;
@@ -206,60 +207,78 @@ int processes_mentioning(const std::string& marker) {
   return found;
 }
 
-// SIGTERM (a CI system's timeout) or SIGINT (Ctrl-C) to `run` while its suite measures: the
-// signal reaches the suite's job, `run` waits for it, removes its scratch folder, writes nothing
-// and exits 128 + the signal with "interrupted"; no process of the job is left.
+// SIGTERM (a CI system's timeout) or SIGINT (Ctrl-C) to `run` while it lists the cases (its
+// launcher starting) or while its suite measures: the signal reaches the suite's job, `run` waits
+// for it, removes its scratch folder, writes nothing and exits 128 + the signal with
+// "interrupted"; no process of the job is left.
 TEST_F(RunCommandTest, AnInterruptEndsTheWholeJobAndLeavesNothing) {
-  for (const int signal_number : {SIGTERM, SIGINT}) {
-    const std::filesystem::path tmp = dir_ / ("tmp-" + std::to_string(signal_number));
-    std::filesystem::create_directories(tmp);
-    const std::filesystem::path out = dir_ / "run.json";
-    std::ofstream(out) << "previous run";
-    const std::filesystem::path err = dir_ / "err.txt";
-    std::vector<std::string> words = {CANZONA_BENCH_EXE, "run",   "--preset",
-                                      "smoke",           "--out", out.string()};
-    std::vector<char*> argv;
-    for (std::string& w : words) argv.push_back(w.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_words = {"TMPDIR=" + tmp.string()};
-    for (char** e = environ; *e != nullptr; ++e) {
-      if (!std::string_view(*e).starts_with("TMPDIR=")) env_words.emplace_back(*e);
+  struct Point {
+    const char* what;
+    bool listing;  ///< signal while a listing child runs, else while the ranks measure
+  };
+  for (const Point point : {Point{"listing", true}, Point{"measuring", false}})
+    for (const int signal_number : {SIGTERM, SIGINT}) {
+      SCOPED_TRACE(point.what);
+      const std::filesystem::path tmp =
+          dir_ / ("tmp-" + std::string(point.what) + "-" + std::to_string(signal_number));
+      std::filesystem::create_directories(tmp);
+      const std::filesystem::path out = dir_ / "run.json";
+      std::ofstream(out) << "previous run";
+      const std::filesystem::path err = dir_ / "err.txt";
+      // A seed no other test uses marks this run's children in /proc (the listing's command line
+      // carries no scratch path).
+      const std::string seed =
+          std::to_string(900000 + 100 * signal_number + (point.listing ? 1 : 2));
+      std::vector<std::string> words = {CANZONA_BENCH_EXE, "run", "--preset", "smoke",
+                                        "--seed",          seed,  "--out",    out.string()};
+      std::vector<char*> argv;
+      for (std::string& w : words) argv.push_back(w.data());
+      argv.push_back(nullptr);
+      std::vector<std::string> env_words = {"TMPDIR=" + tmp.string()};
+      for (char** e = environ; *e != nullptr; ++e) {
+        if (!std::string_view(*e).starts_with("TMPDIR=")) env_words.emplace_back(*e);
+      }
+      std::vector<char*> envp;
+      for (std::string& w : env_words) envp.push_back(w.data());
+      envp.push_back(nullptr);
+      posix_spawn_file_actions_t actions;
+      posix_spawn_file_actions_init(&actions);
+      posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(),
+                                       O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+      pid_t pid = 0;
+      ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data()), 0);
+      posix_spawn_file_actions_destroy(&actions);
+      // Signal it once a listing runs, or once the suite's ranks measure (they carry the scratch
+      // folder in their flags).
+      const auto reached = [&] {
+        return point.listing ? processes_mentioning("--canzona_seed=" + seed) >= 1
+                             : processes_mentioning(tmp.string() + "/canzona-run-") >= 2;
+      };
+      bool at_point = false;
+      for (int i = 0; i < 12000 && !at_point; ++i) {
+        at_point = reached();
+        if (!at_point) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      ASSERT_TRUE(at_point) << "the run never reached the point";
+      if (!point.listing) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      ASSERT_EQ(kill(pid, signal_number), 0);
+      int status = 0;
+      ASSERT_EQ(waitpid(pid, &status, 0), pid);
+      std::ifstream err_in(err);
+      const std::string messages((std::istreambuf_iterator<char>(err_in)),
+                                 std::istreambuf_iterator<char>());
+      ASSERT_TRUE(WIFEXITED(status)) << "run died of a signal instead of ending the job:\n"
+                                     << messages;
+      EXPECT_EQ(WEXITSTATUS(status), 128 + signal_number) << messages;
+      EXPECT_NE(messages.find("interrupted"), std::string::npos) << messages;
+      EXPECT_EQ(processes_mentioning(tmp.string()), 0) << "a process of the job was left running";
+      EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "the scratch folder was left in " << tmp;
+      std::ifstream in(out);
+      const std::string kept((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+      EXPECT_EQ(kept, "previous run");
     }
-    std::vector<char*> envp;
-    for (std::string& w : env_words) envp.push_back(w.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data()), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    // Signal it once the suite's ranks measure (they carry the scratch folder in their flags).
-    bool measuring = false;
-    for (int i = 0; i < 1200 && !measuring; ++i) {
-      measuring = processes_mentioning(tmp.string() + "/canzona-run-") >= 2;
-      if (!measuring) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    ASSERT_TRUE(measuring) << "the suite's job never started";
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    ASSERT_EQ(kill(pid, signal_number), 0);
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    std::ifstream err_in(err);
-    const std::string messages((std::istreambuf_iterator<char>(err_in)),
-                               std::istreambuf_iterator<char>());
-    ASSERT_TRUE(WIFEXITED(status)) << "run died of a signal instead of ending the job:\n"
-                                   << messages;
-    EXPECT_EQ(WEXITSTATUS(status), 128 + signal_number) << messages;
-    EXPECT_NE(messages.find("interrupted"), std::string::npos) << messages;
-    EXPECT_EQ(processes_mentioning(tmp.string()), 0) << "a process of the job was left running";
-    EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "the scratch folder was left in " << tmp;
-    std::ifstream in(out);
-    const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    EXPECT_EQ(kept, "previous run");
-  }
 }
 
 // The ranks' collective timeout is run's input too: refused before any rank starts (exit 2), not

@@ -59,36 +59,14 @@ std::vector<std::string> child_environment(const std::vector<std::string>& extra
   return out;
 }
 
-// The interrupt a run_child with forward_interrupts received while it waited (0: none).
+// The interrupt noted while an InterruptScope lived (0: none).
 volatile std::sig_atomic_t g_interrupt = 0;
 
 void note_interrupt(int signal_number) { g_interrupt = signal_number; }
 
-// While it lives, SIGINT, SIGTERM and SIGHUP only note themselves (the waiting loop passes them
-// on); the previous handlers come back when it ends. A signal this process ignores stays ignored.
-class InterruptCatcher {
- public:
-  InterruptCatcher() {
-    g_interrupt = 0;
-    for (std::size_t i = 0; i < kInterruptSignals.size(); ++i) {
-      sigaction(kInterruptSignals[i], nullptr, &previous_[i]);
-      if (previous_[i].sa_handler == SIG_IGN) continue;
-      struct sigaction action {};
-      action.sa_handler = note_interrupt;
-      sigemptyset(&action.sa_mask);
-      sigaction(kInterruptSignals[i], &action, nullptr);
-    }
-  }
-  ~InterruptCatcher() {
-    for (std::size_t i = 0; i < kInterruptSignals.size(); ++i)
-      sigaction(kInterruptSignals[i], &previous_[i], nullptr);
-  }
-  InterruptCatcher(const InterruptCatcher&) = delete;
-  InterruptCatcher& operator=(const InterruptCatcher&) = delete;
-
- private:
-  std::array<struct sigaction, kInterruptSignals.size()> previous_{};
-};
+// The handlers the outermost scope replaced, and how many scopes live (one thread starts jobs).
+int g_scope_depth = 0;
+std::array<struct sigaction, kInterruptSignals.size()> g_previous{};
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;
@@ -98,6 +76,27 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 }
 
 }  // namespace
+
+InterruptScope::InterruptScope() {
+  if (g_scope_depth++ > 0) return;
+  g_interrupt = 0;
+  for (std::size_t i = 0; i < kInterruptSignals.size(); ++i) {
+    sigaction(kInterruptSignals[i], nullptr, &g_previous[i]);
+    if (g_previous[i].sa_handler == SIG_IGN) continue;
+    struct sigaction action {};
+    action.sa_handler = note_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(kInterruptSignals[i], &action, nullptr);
+  }
+}
+
+InterruptScope::~InterruptScope() {
+  if (--g_scope_depth > 0) return;
+  for (std::size_t i = 0; i < kInterruptSignals.size(); ++i)
+    sigaction(kInterruptSignals[i], &g_previous[i], nullptr);
+}
+
+int InterruptScope::pending() { return g_interrupt; }
 
 ChildExit run_child(const std::vector<std::string>& argv, const ChildOptions& options,
                     const ChildOutput& output) {
@@ -115,8 +114,19 @@ ChildExit run_child(const std::vector<std::string>& argv, const ChildOptions& op
   posix_spawn_file_actions_adddup2(&actions, err_pipe.write_end, STDERR_FILENO);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
-  std::optional<InterruptCatcher> catcher;
-  if (options.forward_interrupts) catcher.emplace();
+  std::optional<InterruptScope> catcher;
+  if (options.forward_interrupts) {
+    catcher.emplace();
+    if (const int signal_number = InterruptScope::pending(); signal_number != 0) {
+      // Asked to stop before this child began: it never starts.
+      posix_spawn_file_actions_destroy(&actions);
+      posix_spawnattr_destroy(&attributes);
+      ChildExit never_started;
+      never_started.exit_code = 128 + signal_number;
+      never_started.interrupted_by = signal_number;
+      return never_started;
+    }
+  }
   if (limit > 0 || options.forward_interrupts) {
     // Its own process group, so everything it started can be killed together.
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);

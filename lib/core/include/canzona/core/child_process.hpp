@@ -40,9 +40,25 @@ struct ChildExit {
   int interrupted_by = 0;  ///< forward_interrupts: the signal passed on to the child, else 0
 };
 
+/// While one lives (they nest), SIGINT, SIGTERM and SIGHUP do not end this process: they are
+/// noted, passed on by run_child to a child started with forward_interrupts, and pending() says
+/// which arrived, so a command that starts jobs can end itself cleanly wherever the signal came
+/// (between two children, while it writes). The previous handlers return with the outermost
+/// scope; a signal the process ignores stays ignored.
+class InterruptScope {
+ public:
+  InterruptScope();
+  ~InterruptScope();
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+  /// The interrupt that arrived while a scope lived, or 0.
+  static int pending();
+};
+
 /// Runs `argv` (argv[0] is looked up in PATH unless it contains a '/') and waits for it. Both
 /// output streams are drained together, so a chatty one cannot block the child. ConfigError
-/// when the program cannot be started.
+/// when the program cannot be started. With forward_interrupts and an interrupt already pending,
+/// nothing is started and the result says interrupted_by.
 ChildExit run_child(const std::vector<std::string>& argv, const ChildOptions& options,
                     const ChildOutput& output);
 
