@@ -39,6 +39,14 @@ std::string unknown_flag(const CLI::App& command, const std::vector<std::string>
                          command.get_name(), name, bench::did_you_mean(name, known),
                          command.get_name());
     }
+    // An empty path (an unset variable in a script) would mean "standard output" or "here".
+    const bool inline_value = arg.find('=') != std::string::npos;
+    if ((name == "--out" || name == "--to") &&
+        (inline_value ? arg.size() == name.size() + 1
+                      : i + 1 < args.size() && args[i + 1].empty())) {
+      return fmt::format("{} {} needs a path, not an empty word (an unset variable?)",
+                         command.get_name(), name);
+    }
     // A value given as the next word may itself start with "--" (ab's --run-arg).
     const CLI::Option* option = command.get_option_no_throw(name);
     if (option != nullptr && option->get_type_size() != 0 && arg.find('=') == std::string::npos) {

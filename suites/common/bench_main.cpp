@@ -67,7 +67,11 @@ int run_suite(int argc, char** argv) {
   if (const std::string unused = canzona::bench::unused_suite_flags(); !unused.empty()) {
     throw canzona::ConfigError("this suite has no flag " + unused);
   }
-  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(session.display_reporter());
+  // With nothing selected Google Benchmark would say "Failed to match any benchmarks against
+  // regex: ." (the filter it was handed); commit() names the user's filter instead.
+  const std::size_t ran = canzona::bench::selected_case_count() == 0
+                              ? 0
+                              : benchmark::RunSpecifiedBenchmarks(session.display_reporter());
   benchmark::Shutdown();
   args.commit(session.job_benchmark_count(ran));
   return 0;

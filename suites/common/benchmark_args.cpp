@@ -113,10 +113,18 @@ BenchmarkArgs::~BenchmarkArgs() {
   if (temporary_) unlink(temporary_->c_str());
 }
 
+namespace {
+std::size_t g_selected_cases = 0;
+}  // namespace
+
 bool case_selected(std::string_view registered_name) {
   const std::optional<CaseFilter>& filter = case_filter();
-  return !filter || filter->pattern.matches(registered_name) != filter->negated;
+  const bool selected = !filter || filter->pattern.matches(registered_name) != filter->negated;
+  g_selected_cases += selected ? 1 : 0;
+  return selected;
 }
+
+std::size_t selected_case_count() { return g_selected_cases; }
 
 void BenchmarkArgs::commit(std::size_t benchmarks_run) {
   if (benchmarks_run == 0 && !listing_) {

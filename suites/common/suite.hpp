@@ -4,6 +4,7 @@
 // The contract between the shared benchmark main and each suite executable.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 namespace canzona::bench {
@@ -18,5 +19,8 @@ void register_suite();
 /// registered, without Google Benchmark's `/manual_time` or `/repeats:N`; a leading '-' selects
 /// the names that do not match. Defined by the shared main (benchmark_args.cpp).
 bool case_selected(std::string_view registered_name);
+
+/// How many cases case_selected() accepted on this rank so far.
+std::size_t selected_case_count();
 
 }  // namespace canzona::bench
