@@ -6,7 +6,7 @@
 # with CANZONA_REQUIRE_GPU=1 in dependency order, compute-sanitizer, cpu vs cuda steps, host
 # syncs inside a step), gate the nightly preset with `canzona-bench ab` (the base build, last
 # green night's commit, measured side by side with this one), gate the kernels suite against
-# results/reference/<device-kind>/, and leave reports, tables and figures in an artifacts folder.
+# results/accepted/<device-kind>/, and leave reports, tables and figures in an artifacts folder.
 # Exit 1 on a regression or a failed test.
 usage() {
   cat <<'USAGE'
@@ -22,17 +22,17 @@ report gpu-check.md) and the multi_gpu tests, then gates:
                  of fresh processes, every row with its interval; SLOWER (confirmed) or
                  MISSING fails the night. The first night (no base) says so and measures only.
   nightly.json   canzona-bench run --preset nightly --backend cuda, for tables, figures and the
-                 trend against results/reference/<device-kind>/ (compare: reported, not gated)
+                 trend against results/accepted/<device-kind>/ (compare: reported, not gated)
   kernels.json   canzona_bench_kernels with --benchmark_repetitions (every Qwen3 matrix shape),
-                 gated against results/reference/<device-kind>/kernels.json (canzona-bench
+                 gated against results/accepted/<device-kind>/kernels.json (canzona-bench
                  compare: kernel rows spread 0.05-1 % on an H200, where its U test holds)
-The first night of a device kind has no reference: the script says so, passes, and leaves the
+The first night of a device kind has no accepted run: the script says so, passes, and leaves the
 run as candidate-<name>.json to promote after review:
-  canzona-bench promote ARTIFACTS/candidate-<name>.json --to results/reference/<device-kind>/
+  canzona-bench promote ARTIFACTS/candidate-<name>.json --to results/accepted/<device-kind>/
 
 options:
   --artifacts DIR        where runs, reports, tables and figures go (default: out/nightly)
-  --references DIR       stored references (default: results/reference)
+  --accepted DIR         the accepted runs (default: results/accepted)
   --repetitions N        repetitions of the kernels suite (default: 9, the U test's minimum)
   --threshold PCT        compare's threshold for the kernels (default: 5)
   --base BIN             the base side of ab: a canzona-bench executable or a build folder
@@ -45,7 +45,7 @@ options:
   --bundle DIR           offline: an unpacked GPU bundle (ci/gpu-bundle.sh) instead of a build;
                          nothing is built or installed, its first-contact.sh is the GPU check
   --skip-tests           do not run ci/gpu-check.sh and the multi_gpu tests
-  --compare-only FILE... compare existing run files (named <name>.json) against the references
+  --compare-only FILE... compare existing run files (named <name>.json) against the accepted runs
                          and publish them; no GPU, no build, no measurement
   -h, --help             this text
 
@@ -59,7 +59,7 @@ artifacts:
   ab.md / ab.json        the gate of the nightly preset: every row with its interval, every pair
   <name>.json            the run            compare-<name>.md / .json   compare's report
   table-<name>.md        the run's table    plots/                      figures of the runs
-  candidate-<name>.json  a run with no reference yet      gpu-check/report.md, tests.log
+  candidate-<name>.json  a run with no accepted run yet      gpu-check/report.md, tests.log
   summary.md
 
 exit codes: 0 no regression, 1 a regression (SLOWER / MISSING) or a failed test or benchmark,
@@ -68,7 +68,7 @@ USAGE
 }
 
 artifacts="out/nightly"
-references=""
+accepted=""
 repetitions=9
 threshold=5
 skip_build=0
@@ -83,7 +83,7 @@ while [ "$#" -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --artifacts) artifacts="${2:?--artifacts needs a folder}"; shift 2 ;;
-    --references) references="${2:?--references needs a folder}"; shift 2 ;;
+    --accepted) accepted="${2:?--accepted needs a folder}"; shift 2 ;;
     --repetitions) repetitions="${2:?--repetitions needs a number}"; shift 2 ;;
     --threshold) threshold="${2:?--threshold needs a percentage}"; shift 2 ;;
     --skip-build) skip_build=1; shift ;;
@@ -110,7 +110,7 @@ done
 case "${repetitions}" in ''|*[!0-9]*) echo "error: --repetitions must be a number" >&2; exit 2 ;; esac
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-references="${references:-${CANZONA_ROOT}/results/reference}"
+accepted="${accepted:-${CANZONA_ROOT}/results/accepted}"
 if [ -n "${bundle}" ]; then
   # shellcheck source=bundle/env.sh
   source "${bundle}/env.sh"
@@ -133,35 +133,35 @@ device_kind_of() {
   grep -o '"device_kind": *"[^"]*"' "$1" | head -n1 | sed 's/.*"\([^"]*\)"$/\1/' || true
 }
 
-# Compares one run with its reference (or keeps it as the candidate), then publishes it. With
+# Compares one run with its accepted run (or keeps it as the candidate), then publishes it. With
 # "trend", a regression is reported but does not fail the night (ab gates that run).
 gate() {
   local run="$1" mode="${2:-gate}"
-  local name kind reference rc
+  local name kind accepted_run rc
   name="$(basename "${run}" .json)"
   kind="$(device_kind_of "${run}")"
   [ -n "${kind}" ] || { note "${run}: no device_kind in its context; not a canzona run"; return 2; }
-  reference="${references}/${kind}/${name}.json"
-  if [ ! -f "${reference}" ]; then
+  accepted_run="${accepted}/${kind}/${name}.json"
+  if [ ! -f "${accepted_run}" ]; then
     cp "${run}" "${artifacts}/candidate-${name}.json"
-    note "${name}: no reference for device kind '${kind}' yet (${reference}); first night: nothing to compare. Candidate kept: ${artifacts}/candidate-${name}.json; after review: canzona-bench promote ${artifacts}/candidate-${name}.json --to ${references}/${kind}/"
+    note "${name}: no accepted run for device kind '${kind}' yet (${accepted_run}); first night: nothing to compare. Candidate kept: ${artifacts}/candidate-${name}.json; after review: canzona-bench promote ${artifacts}/candidate-${name}.json --to ${accepted}/${kind}/"
   else
     rc=0
-    "${bench}" compare "${reference}" "${run}" --threshold "${threshold}" --changes-only \
+    "${bench}" compare "${accepted_run}" "${run}" --threshold "${threshold}" --changes-only \
       --out "${artifacts}/compare-${name}.md" || rc=$?
     if [ "${rc}" -eq 2 ]; then
-      note "${name}: cannot be compared with ${reference} (see the message above)"
+      note "${name}: cannot be compared with ${accepted_run} (see the message above)"
       return 2
     fi
-    "${bench}" compare "${reference}" "${run}" --threshold "${threshold}" --json \
+    "${bench}" compare "${accepted_run}" "${run}" --threshold "${threshold}" --json \
       --out "${artifacts}/compare-${name}.json" || true
     if [ "${rc}" -eq 1 ] && [ "${mode}" = "trend" ]; then
-      note "${name}: moved against the stored ${reference} (a trend, not the gate: see ab.md), compare-${name}.md"
+      note "${name}: moved against the stored ${accepted_run} (a trend, not the gate: see ab.md), compare-${name}.md"
     elif [ "${rc}" -eq 1 ]; then
       regressions=$((regressions + 1))
-      note "${name}: REGRESSION against ${reference}, see compare-${name}.md"
+      note "${name}: REGRESSION against ${accepted_run}, see compare-${name}.md"
     else
-      note "${name}: no regression against ${reference} (compare-${name}.md)"
+      note "${name}: no regression against ${accepted_run} (compare-${name}.md)"
     fi
     cat "${artifacts}/compare-${name}.md"
   fi

@@ -57,7 +57,7 @@ CommandAction add_compare_command(CLI::App& app) {
       "compare",
       "Compare two stored runs, HEAD against BASE (trends; for two builds use ab): per "
       "benchmark SAME, FASTER, SLOWER, NOISY, NEW or MISSING; exit 1 on SLOWER or MISSING");
-  cmd->add_option("base", o->base, "Base run JSON (e.g. a stored reference)")->required();
+  cmd->add_option("base", o->base, "Base run JSON (e.g. an accepted run, results/accepted/)")->required();
   cmd->add_option("head", o->head, "Head run JSON (e.g. tonight's run)")->required();
   cmd->add_option("--threshold", o->threshold_percent,
                   "Change of the median, in percent, below which a row is SAME")

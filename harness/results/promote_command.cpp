@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// `canzona-bench promote RUN.json --to results/reference/<device-kind>/`: the only way a stored
-// reference changes. The run is checked (Release, clean tree, complete, measured, from the
+// `canzona-bench promote RUN.json --to results/accepted/<device-kind>/`: the only way an accepted
+// run changes. The run is checked (Release, clean tree, complete, measured, from the
 // device kind of the folder), copied byte for byte atomically, and the diff against the
-// reference it replaces is printed.
+// accepted run it replaces is printed.
 #include "commands.hpp"
 
 #include <canzona/core/error.hpp>
@@ -33,9 +33,9 @@ struct PromoteOptions {
   bool allow_dirty = false;
 };
 
-// The reference's file name: the preset of a `run` (nightly.json), else the suite
+// The accepted run's file name: the preset of a `run` (nightly.json), else the suite
 // (canzona_bench_kernels -> kernels.json).
-std::string reference_name(const Run& run, const std::string& requested) {
+std::string accepted_name(const Run& run, const std::string& requested) {
   // Every name becomes a file inside --to: one path component, whether typed or read from the
   // run (a run file is input like any other).
   if (!requested.empty()) return io::checked_file_name(requested, "--name");
@@ -50,7 +50,7 @@ std::string reference_name(const Run& run, const std::string& requested) {
                                  fmt::format("{}: context 'executable'", run.source));
   }
   throw ConfigError(fmt::format(
-      "{}: cannot tell which reference this run is (no context 'canzona_preset' and executable "
+      "{}: cannot tell which accepted run this is (no context 'canzona_preset' and executable "
       "'{}' is not a canzona suite); pass --name NAME",
       run.source, executable));
 }
@@ -60,7 +60,7 @@ void check_promotable(const Run& run, const PromoteOptions& o, const fs::path& f
   const std::string sha = run.context.at("canzona_git_sha");
   if (sha.ends_with("-dirty") && !o.allow_dirty) {
     throw ConfigError(fmt::format(
-        "{}: built from a tree with uncommitted changes (git {}); a reference must name the "
+        "{}: built from a tree with uncommitted changes (git {}); an accepted run must name the "
         "commit it measures. Commit, rebuild and rerun (or pass --allow-dirty)",
         run.source, sha));
   }
@@ -75,7 +75,7 @@ void check_promotable(const Run& run, const PromoteOptions& o, const fs::path& f
   if (std::all_of(run.series.begin(), run.series.end(),
                   [](const Series& s) { return s.projected(); })) {
     throw ConfigError(fmt::format(
-        "{}: every row is projected; a reference holds measurements (projections belong in "
+        "{}: every row is projected; an accepted run holds measurements (projections belong in "
         "results/projections/ or results/tables/)",
         run.source));
   }
@@ -83,19 +83,19 @@ void check_promotable(const Run& run, const PromoteOptions& o, const fs::path& f
   const std::string folder_kind = folder.filename().string();
   if (folder_kind != kind) {
     throw ConfigError(
-        fmt::format("{}: measured on device kind '{}' but --to names '{}'; references live in "
-                    "results/reference/<device-kind>/, here results/reference/{}/",
+        fmt::format("{}: measured on device kind '{}' but --to names '{}'; accepted runs live in "
+                    "results/accepted/<device-kind>/, here results/accepted/{}/",
                     run.source, kind, folder.string(), kind));
   }
 }
 
 int promote(const PromoteOptions& o, std::ostream& out) {
   const Run run = read_run(o.run);
-  // "results/reference/cpu/" and "results/reference/cpu" name the same folder.
+  // "results/accepted/cpu/" and "results/accepted/cpu" name the same folder.
   fs::path folder_path = fs::path(o.to).lexically_normal();
   if (folder_path.filename().empty()) folder_path = folder_path.parent_path();
   check_promotable(run, o, folder_path);
-  const fs::path target = folder_path / (reference_name(run, o.name) + ".json");
+  const fs::path target = folder_path / (accepted_name(run, o.name) + ".json");
 
   std::string diff;
   if (fs::exists(target)) {
@@ -106,10 +106,10 @@ int promote(const PromoteOptions& o, std::ostream& out) {
       everything.allow_debug = true;
       diff = comparison_markdown(compare_runs(read_run(target), run, everything), true);
     } catch (const ConfigError& e) {
-      diff = fmt::format("(the reference it replaces could not be compared: {})\n", e.what());
+      diff = fmt::format("(the accepted run it replaces could not be compared: {})\n", e.what());
     }
   } else {
-    diff = fmt::format("(no reference at {} before: this is the first)\n", target.string());
+    diff = fmt::format("(no accepted run at {} before: this is the first)\n", target.string());
   }
   std::error_code ec;
   fs::create_directories(folder_path, ec);
@@ -130,10 +130,10 @@ CommandAction add_promote_command(CLI::App& app) {
   auto o = std::make_shared<PromoteOptions>();
   CLI::App* cmd = app.add_subcommand(
       "promote",
-      "Make a run the stored reference of its device kind: checks it (Release, committed tree, "
-      "complete, measured), writes it atomically, prints the diff against the old reference");
+      "Make a run the accepted run of its device kind: checks it (Release, committed tree, "
+      "complete, measured), writes it atomically, prints the diff against the run it replaces");
   cmd->add_option("run", o->run, "Run JSON to promote")->required();
-  cmd->add_option("--to", o->to, "Reference folder, results/reference/<device-kind>/")->required();
+  cmd->add_option("--to", o->to, "Folder of the accepted runs, results/accepted/<device-kind>/")->required();
   cmd->add_option("--name", o->name,
                   "Reference name (default: the run's preset, or the suite's name)");
   cmd->add_flag("--allow-dirty", o->allow_dirty,

@@ -3,7 +3,7 @@
 //
 // `table`, `plot` and `promote` as black boxes on the fixture run: the table has the right
 // lines and cells in every format with projected cells footnoted; plot writes figures that are
-// PNGs of the promised size; promote refuses what must not become a reference and never leaves
+// PNGs of the promised size; promote refuses what must not become an accepted run and never leaves
 // a half-written one.
 #include <canzona/testing/run_process.hpp>
 #include "fixture_files.hpp"
@@ -258,12 +258,12 @@ class PromoteCommandTest : public ::testing::Test {
  protected:
   ProcessResult promote(const nlohmann::json& run, const std::vector<std::string>& extra = {}) {
     std::vector<std::string> args = {"promote", files_.write("run.json", run), "--to",
-                                     reference_dir().string()};
+                                     accepted_dir().string()};
     args.insert(args.end(), extra.begin(), extra.end());
     return bench(args);
   }
-  fs::path reference_dir() const { return files_.dir() / "reference" / "cpu"; }
-  fs::path reference() const { return reference_dir() / "smoke.json"; }
+  fs::path accepted_dir() const { return files_.dir() / "accepted" / "cpu"; }
+  fs::path accepted() const { return accepted_dir() / "smoke.json"; }
 
   FixtureFiles files_;
 };
@@ -272,8 +272,8 @@ TEST_F(PromoteCommandTest, WritesTheRunByteForByteAndPrintsTheDiff) {
   const nlohmann::json run = FixtureFiles::fixture();
   const ProcessResult first = promote(run);
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  EXPECT_NE(first.out.find("no reference at"), std::string::npos) << first.out;
-  EXPECT_EQ(read_text(reference()), read_text(files_.dir() / "run.json"));
+  EXPECT_NE(first.out.find("no accepted run at"), std::string::npos) << first.out;
+  EXPECT_EQ(read_text(accepted()), read_text(files_.dir() / "run.json"));
 
   nlohmann::json slower = run;
   scale_times(slower, "OptimizerStep/soap/sc/qwen3-8b~d16/gpus:2/dp:1/tp:2", 1.3);
@@ -283,20 +283,20 @@ TEST_F(PromoteCommandTest, WritesTheRunByteForByteAndPrintsTheDiff) {
             std::string::npos)
       << second.out;
   EXPECT_NE(second.out.find("+30.0%"), std::string::npos) << second.out;
-  EXPECT_EQ(read_text(reference()), read_text(files_.dir() / "run.json"));
+  EXPECT_EQ(read_text(accepted()), read_text(files_.dir() / "run.json"));
 }
 
 TEST_F(PromoteCommandTest, RefusesWhatMustNotBecomeAReferenceAndWritesNothing) {
   const nlohmann::json good = FixtureFiles::fixture();
   ASSERT_EQ(promote(good).exit_code, 0);
-  const std::string before = read_text(reference());
+  const std::string before = read_text(accepted());
 
   auto expect_refused = [&](const nlohmann::json& run, const std::string& fragment) {
     const ProcessResult r = promote(run);
     EXPECT_EQ(r.exit_code, 2) << r.out;
     EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
-    EXPECT_EQ(read_text(reference()), before) << "the reference changed";
+    EXPECT_EQ(read_text(accepted()), before) << "the accepted run changed";
   };
   nlohmann::json debug = good;
   debug["context"]["canzona_build_type"] = "Debug";
@@ -319,7 +319,7 @@ TEST_F(PromoteCommandTest, RefusesWhatMustNotBecomeAReferenceAndWritesNothing) {
   expect_refused(projected_only, "every row is projected");
   nlohmann::json gpu = good;
   gpu["context"]["device_kind"] = "h100-x1";
-  expect_refused(gpu, "results/reference/h100-x1/");
+  expect_refused(gpu, "results/accepted/h100-x1/");
   // A name read from the run is one file inside --to, never a path out of it.
   for (const std::string bad : {"../../escaped", "/tmp/escaped", "..", "sub/dir"}) {
     nlohmann::json escaping = good;
@@ -327,21 +327,21 @@ TEST_F(PromoteCommandTest, RefusesWhatMustNotBecomeAReferenceAndWritesNothing) {
     expect_refused(escaping, "is not a plain file name");
   }
   EXPECT_FALSE(fs::exists(files_.dir() / "escaped.json")) << "promote wrote outside --to";
-  EXPECT_FALSE(fs::exists(reference_dir() / "sub")) << "promote made a folder inside --to";
+  EXPECT_FALSE(fs::exists(accepted_dir() / "sub")) << "promote made a folder inside --to";
 
-  // A folder that cannot be written: an error, the old reference intact, no temporary left.
-  ASSERT_EQ(chmod(reference_dir().c_str(), 0555), 0);
+  // A folder that cannot be written: an error, the old accepted run intact, no temporary left.
+  ASSERT_EQ(chmod(accepted_dir().c_str(), 0555), 0);
   nlohmann::json newer = good;
   newer["context"]["date"] = "2026-12-01T00:00:00+00:00";
   const ProcessResult locked = promote(newer);
-  chmod(reference_dir().c_str(), 0755);
+  chmod(accepted_dir().c_str(), 0755);
   if (geteuid() != 0) {  // root writes anyway
     EXPECT_EQ(locked.exit_code, 2) << locked.out;
-    EXPECT_EQ(read_text(reference()), before);
+    EXPECT_EQ(read_text(accepted()), before);
   }
   std::size_t entries = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(reference_dir())) ++entries;
-  EXPECT_EQ(entries, 1u) << "a temporary file was left beside the reference";
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(accepted_dir())) ++entries;
+  EXPECT_EQ(entries, 1u) << "a temporary file was left beside the accepted run";
 }
 
 }  // namespace
