@@ -3,10 +3,10 @@
 #
 # The floors of the project and which may link which, checked on the real target graph:
 #   lib/        the library: links nothing of baselines/, suites/ or harness/, nor lib's tests
-#   lib tests   the tests under lib/*/tests (floor "libtests"): may link baselines/ (the
-#               strategy registry builds the plans the executor and projector tests run, for
-#               every strategy), never suites/ or harness/
-#   baselines/  the strategy registry: links lib/ only
+#   lib tests   the tests under lib/*/tests (floor "libtests"): lib only, never baselines/,
+#               suites/ or harness/
+#   baselines/  the strategy registry, and its tests that run every strategy through the
+#               library (executor, projector, libtorch iteration): links lib/ only
 #   suites/     the benchmark suites: never harness/ (both speak through lib/bench)
 #   harness/    the command line and tools: never suites/ (it launches them as programs)
 # canzona_write_target_graph() writes every project target's floor and the project targets it

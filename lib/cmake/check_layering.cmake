@@ -11,7 +11,7 @@ endif()
 
 # The floors each floor must not link.
 set(forbidden_lib "libtests;baselines;suites;harness")
-set(forbidden_libtests "suites;harness")
+set(forbidden_libtests "baselines;suites;harness")
 set(forbidden_baselines "suites;harness")
 set(forbidden_suites "harness")
 set(forbidden_harness "suites")

@@ -5,7 +5,7 @@
 // Megatron way gives the full matrix's fragments, for column-parallel (fused fc1 and qkv,
 // split or not) and row-parallel matrices; copy lists; the cpu backend's copy_2d;
 // trace_mismatch.
-#include "../src/copies.hpp"
+#include "copies.hpp"  // lib/exec/src: the copy maps under test
 
 #include <canzona/backend/cpu_backend.hpp>
 #include <canzona/baselines/strategy.hpp>
