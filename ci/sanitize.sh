@@ -51,7 +51,13 @@ cmake --build "${BUILD_DIR}" --parallel "${JOBS}"
 # (fast_unwind_on_malloc=0) is what lets those names match: Open MPI allocates inside components
 # it unloads at MPI_Finalize, so the first frames of such a leak belong to no module, and only
 # the frames below them (in libmpi, libopen-rte, ...) name a library.
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=0:fast_unwind_on_malloc=0"
+# intercept_tls_get_addr=0: LeakSanitizer's bookkeeping of dynamic TLS (the thread-local blocks
+# of dlopen'd modules, which Open MPI's components are) reads a garbage block ("DTLS 5 at
+# 0x3e5e-0x400004f60") at exit of some jobs, and its tracer dies ("Tracer caught signal 11 ...
+# LeakSanitizer has encountered a fatal error") after every test passed: canzona_test_comm_mpi
+# on 4 ranks failed so every time on one machine, on 3 ranks once under load. Our code's TLS is
+# static (in the executable) and still scanned, and a leak in our code is still found.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=0:fast_unwind_on_malloc=0:intercept_tls_get_addr=0"
 export LSAN_OPTIONS="suppressions=${CANZONA_ROOT}/ci/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # ctest -L takes a regular expression: anchored, so `fuzz` does not also select `fuzz_run`.
