@@ -109,7 +109,14 @@ TEST_F(StepCommandTest, CpuBackendAgreesWithTheDoublePrecisionReference) {
       {{"--optimizer", "muon", "--ns-precision", "fp32", "--lr", "0.05"}, 1e-4},
       {{"--optimizer", "adamw", "--lr", "0.05"}, 1e-5},
       {{"--optimizer", "shampoo", "--refresh-interval", "2", "--lr", "0.05"}, 1e-3},
-      {{"--optimizer", "soap", "--precondition-frequency", "2", "--lr", "0.05"}, 1e-3},
+      // SOAP's Adam runs in the statistics' eigenbasis, where the gradient is nearly diagonal:
+      // its off-diagonal entries are differences between the steps' gradients, some of them
+      // near zero, and Adam's first steps send every entry above eps to ±lr whatever its size,
+      // so an entry whose sign is fp32 round-off moved by 2·lr (one seed in a few hundred: 2.7 %
+      // with eps 1e-8). eps 1e-2, still far below the entries that carry the update, makes that
+      // map continuous: the worst of 302 seeds is then 2.4e-4.
+      {{"--optimizer", "soap", "--precondition-frequency", "2", "--lr", "0.05", "--eps", "1e-2"},
+       1e-3},
   };
   const io::NpyArray start = io::read_npy(param);
   for (const auto& c : cases) {
