@@ -89,6 +89,9 @@ void check_launch(const std::string& launcher, int ranks, const std::string& wha
                   std::optional<int> reported, int exit_code, const std::string& errors,
                   const std::string& command) {
   if (!reported) {
+    // Exit 2 is the suite's own refusal of bad input (a flag it checks before its job reports):
+    // suite_failed says that, not the launcher.
+    if (exit_code == kExitUsage) return;
     throw ConfigError(fmt::format(
         "--launcher '{}' did not start the {} (no rank of it began; the launcher exited with "
         "code {}{}): a launcher must start the program that follows it on {} rank(s), as "
