@@ -24,6 +24,7 @@ CANZONA_APT_PACKAGES=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libre2-dev
   libboost-math-dev
   python3-matplotlib
+  texlive-latex-base texlive-latex-recommended
   libtorch-dev
   xz-utils binutils
 )
@@ -54,6 +55,16 @@ ensure_deps() {
   export DEBIAN_FRONTEND=noninteractive
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# Random test inputs follow the commit, so a failure in CI replays from its log and the next
+# commit draws fresh ones; a seed already in the environment wins.
+export_test_seed() {
+  if [ -z "${CANZONA_TEST_SEED:-}" ] && git -C "${CANZONA_ROOT}" rev-parse HEAD >/dev/null 2>&1; then
+    CANZONA_TEST_SEED="$((16#$(git -C "${CANZONA_ROOT}" rev-parse HEAD | cut -c1-15)))"
+  fi
+  export CANZONA_TEST_SEED="${CANZONA_TEST_SEED:-}"
+  log "CANZONA_TEST_SEED=${CANZONA_TEST_SEED:-(none: each test draws its own and prints it)}"
 }
 
 # Path of nvcc when a CUDA toolkit is installed, empty otherwise.

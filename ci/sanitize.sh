@@ -62,6 +62,7 @@ export LSAN_OPTIONS="suppressions=${CANZONA_ROOT}/ci/lsan.supp:print_suppression
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # ctest -L takes a regular expression: anchored, so `fuzz` does not also select `fuzz_run`.
 labels="${CTEST_LABELS:-^(cpu|mpi|fuzz)$}"
+export_test_seed
 log "ctest -L '${labels}' (sanitized)"
 ctest --test-dir "${BUILD_DIR}" --output-on-failure --parallel "${JOBS}" -L "${labels}" "$@"
 if [ "${FUZZ_SECONDS}" != 0 ]; then

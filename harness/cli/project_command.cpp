@@ -25,6 +25,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -185,8 +186,14 @@ std::vector<double> efficiency_band(const ProjectOptions& o, const sim::Topology
     }
     return {};
   }
-  std::vector<double> band =
-      o.gemm_efficiency.empty() ? std::vector<double>{0.40, 0.55, 0.70} : o.gemm_efficiency;
+  std::vector<double> band = o.gemm_efficiency;
+  if (band.empty()) {
+    // Centred on the device profile's efficiency, the one `run`'s projected rows use, so both
+    // commands print the same number for the same configuration.
+    const double e = topology.device->gemm_efficiency;
+    const auto permille = [](double v) { return std::round(v * 1000.0) / 1000.0; };
+    band = {permille(e * 2.0 / 3.0), e, std::min(1.0, permille(e * 4.0 / 3.0))};
+  }
   for (std::size_t i = 0; i < band.size(); ++i) {
     if (!(band[i] > 0 && band[i] <= 1) || (i > 0 && band[i] <= band[i - 1])) {
       throw ConfigError(fmt::format(
@@ -317,7 +324,8 @@ CommandAction add_project_command(CLI::App& app) {
   o->preset = std::make_unique<bench::PlanSettingsFlags>(*cmd);
   cmd->add_option("--gemm-efficiency", o->gemm_efficiency,
                   "Cost-model compute: GEMM efficiencies of the band every ratio is given for, "
-                  "low to high (default 0.4,0.55,0.7; the table shows the middle one)")
+                  "low to high (default: the topology's device efficiency x2/3, x1, x4/3, "
+                  "0.4,0.6,0.8 on dgx-h100; the table shows the middle one)")
       ->delimiter(',');
   cmd->add_option("--uneven", o->uneven,
                   "Uneven reduce-scatter / all-gather: grouped (rooted reduce / broadcast per "

@@ -3,8 +3,8 @@
 //
 // The output of `canzona-bench project`: a text table (one row per strategy, phases of the
 // straggler rank), Canzona's projected speed-ups with their GEMM-efficiency band (the headline
-// against NVIDIA layer-wise, the paper's external baseline), what the projection cannot know,
-// and the JSON document; all labelled as projections with the topology they assume.
+// against NVIDIA layer-wise, the external baseline the paper links), what the projection cannot
+// know, and the JSON document; all labelled as projections with the topology they assume.
 #pragma once
 
 #include <canzona/plan/preset.hpp>

@@ -117,6 +117,8 @@ std::string latex_text(std::string_view text) {
         out += "$\\mu$";
       } else if (point == 0x2014) {
         out += "---";
+      } else if (point == 0x2013) {
+        out += "--";
       } else {
         out += fmt::format("[U+{:04X}]", point);
       }
@@ -141,6 +143,17 @@ std::string latex_text(std::string_view text) {
         break;
       case '|':
         out += "\\textbar{}";
+        break;
+      // "--" and "---" would print as dashes: a flag keeps its two hyphens.
+      case '-':
+        out += i < line.size() && line[i] == '-' ? "-{}" : "-";
+        break;
+      // Long paths, lists and key=value fields may wrap after these.
+      case '/':
+      case ',':
+      case '=':
+        out += static_cast<char>(c);
+        out += "\\allowbreak{}";
         break;
       case '&':
       case '%':

@@ -25,9 +25,10 @@ std::string markdown_text(std::string_view text);
 /// with `|` escaped (GitHub tables split cells at a bare `|` even inside code spans).
 std::string markdown_code(std::string_view text);
 
-/// LaTeX text: one line, with the ten special characters and `<` `>` `|` escaped; `×`, `±`, `µ` and `—` as their
-/// commands and any other non-ASCII character as `[U+XXXX]` (pdflatex has no glyph set up for
-/// arbitrary Unicode).
+/// LaTeX text: one line, with the ten special characters and `<` `>` `|` escaped; `×`, `±`, `µ`,
+/// `—` and `–` as their commands and any other non-ASCII character as `[U+XXXX]` (pdflatex has no
+/// glyph set up for arbitrary Unicode); `--` kept as two hyphens (not a dash), and a line may
+/// break after `/`, `,` and `=` (paths and commands fit a column).
 std::string latex_text(std::string_view text);
 
 /// One CSV field (RFC 4180) on one line: quoted when it holds a comma, quote or edge space; a

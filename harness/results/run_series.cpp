@@ -45,6 +45,7 @@ void finish_counters(Series& series, std::map<std::string, std::vector<double>>&
     if (from_aggregate != series.samples_ms.empty()) continue;
     const std::string name = from_aggregate ? key.substr(0, key.size() - 1) : key;
     series.counters[name] = median(values);
+    if (!from_aggregate) series.counter_samples[name] = values;
   }
 }
 

@@ -4,423 +4,395 @@
 
 #include "number_format.hpp"
 #include "report_text.hpp"
-
-#include <canzona/core/error.hpp>
+#include "table_grid.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
-#include <set>
-#include <tuple>
+#include <cmath>
 
 namespace canzona::harness {
 namespace {
 
-// One printed line: the configuration it stands for and the series of each column.
-struct Line {
-  std::vector<std::string> keys;  // values of the key columns
-  std::map<std::string, const Series*> cells;
-  std::tuple<std::size_t, std::size_t, int, int, std::size_t> order;
-};
+using table_grid::Cell;
+using table_grid::FamilyTable;
+using table_grid::Grid;
+using table_grid::GridCell;
+using table_grid::Line;
 
-struct FamilyTable {
-  std::string family;
-  std::vector<std::string> key_headers;
-  std::vector<std::string> columns;
-  std::vector<Line> lines;
-};
+// Rows of one LaTeX float: a page of the article class holds about 40 lines of \footnotesize.
+constexpr std::size_t kLatexRowsPerFloat = 30;
 
-std::string column_of(const Series& s, TableLayout layout) {
-  return layout == TableLayout::kStrategies ? s.name.strategy : s.name.optimizer;
+// The mark of the i-th projection topology.
+std::string mark_symbol(std::size_t i, TableFormat format) {
+  static const char* kMarkdown[] = {"†", "‡", "§", "¶"};
+  static const char* kLatex[] = {"$^\\dagger$", "$^\\ddagger$", "$^\\S$", "$^\\P$"};
+  const char* const* table = format == TableFormat::kLatex ? kLatex : kMarkdown;
+  return i < 4 ? table[i] : fmt::format("{}{}", table[0], i + 1);
 }
 
-std::string title_of(const std::string& family) {
-  if (family == "OptimizerStep") return "optimizer step latency";
-  if (family == "E2EIteration") return "iteration time";
-  if (family == "Planner") return "planning time";
-  if (family == "Kernels") return "single-matrix step time";
-  return "time";
+std::string mark_of(const GridCell& c, TableFormat format) {
+  return c.projection ? mark_symbol(*c.projection, format) : "";
 }
 
-// Footnote marks, one per topology that projected cells assume.
-class Marks {
- public:
-  explicit Marks(TableFormat format) : format_(format) {}
-  std::string mark(const Run& run, const Series& s) {
-    if (!s.projected()) return "";
-    const std::string topology = projection_topology(run, s);
-    auto it = std::find(topologies_.begin(), topologies_.end(), topology);
-    if (it == topologies_.end()) it = topologies_.insert(topologies_.end(), topology);
-    return symbol(static_cast<std::size_t>(it - topologies_.begin()));
-  }
-  const std::vector<std::string>& topologies() const { return topologies_; }
-  std::string symbol(std::size_t i) const {
-    static const char* kMarkdown[] = {"†", "‡", "§", "¶"};
-    static const char* kLatex[] = {"$^\\dagger$", "$^\\ddagger$", "$^\\S$", "$^\\P$"};
-    const char* const* table = format_ == TableFormat::kLatex ? kLatex : kMarkdown;
-    return i < 4 ? table[i] : fmt::format("{}{}", table[0], i + 1);
-  }
-
- private:
-  TableFormat format_;
-  std::vector<std::string> topologies_;
-};
-
-std::vector<FamilyTable> build_tables(const Run& run, const TableOptions& options) {
-  const std::optional<bench::NamePattern> filter = name_filter(options.filter.value_or(""));
-  std::vector<FamilyTable> tables;
-  std::map<std::string, std::size_t> first_seen;  // model / row-axis values, for line order
-  auto seen = [&](const std::string& v) {
-    return first_seen.try_emplace(v, first_seen.size()).first->second;
-  };
-  for (const Series& s : run.series) {
-    const std::string column = column_of(s, options.layout);
-    if (column.empty() || s.error) continue;
-    if (filter && !filter->matches(bench::registered_name(s.name))) continue;
-    auto table = std::find_if(tables.begin(), tables.end(),
-                              [&](const FamilyTable& t) { return t.family == s.name.family; });
-    if (table == tables.end()) {
-      table = tables.insert(tables.end(), FamilyTable{s.name.family, {}, {}, {}});
-    }
-    if (std::find(table->columns.begin(), table->columns.end(), column) == table->columns.end()) {
-      table->columns.push_back(column);
-    }
-    // The key columns: what the line is about, without the column axis.
-    std::vector<std::pair<std::string, std::string>> keys;
-    keys.emplace_back("model", s.name.model);
-    keys.emplace_back("GPUs", s.name.gpus ? std::to_string(*s.name.gpus) : "");
-    keys.emplace_back("dp×tp",
-                      s.name.dp && s.name.tp ? fmt::format("{}×{}", *s.name.dp, *s.name.tp) : "");
-    const std::string other = options.layout == TableLayout::kStrategies
-                                  ? s.name.optimizer
-                                  : (s.name.strategy.empty() ? s.name.backend : s.name.strategy);
-    keys.emplace_back(options.layout == TableLayout::kStrategies
-                          ? "optimizer"
-                          : (s.name.strategy.empty() ? "backend" : "strategy"),
-                      other);
-    for (const auto& [key, value] : s.name.params) {
-      if (key != "gpus" && key != "dp" && key != "tp") keys.emplace_back(key, value);
-    }
-    std::vector<std::string> headers;
-    std::vector<std::string> values;
-    for (const auto& [h, v] : keys) {
-      headers.push_back(h);
-      values.push_back(v);
-    }
-    if (table->key_headers.empty()) table->key_headers = headers;
-    if (table->key_headers != headers) {
-      throw ConfigError(
-          fmt::format("{}: '{}' has other parameters than the rest of its family "
-                      "({}); filter the run with --filter",
-                      run.source, s.name.key, fmt::join(table->key_headers, ", ")));
-    }
-    auto line = std::find_if(table->lines.begin(), table->lines.end(),
-                             [&](const Line& l) { return l.keys == values; });
-    if (line == table->lines.end()) {
-      Line fresh;
-      fresh.keys = values;
-      fresh.order = {seen(s.name.model), seen(other), s.name.gpus.value_or(0),
-                     s.name.tp.value_or(0), table->lines.size()};
-      line = table->lines.insert(table->lines.end(), fresh);
-    }
-    if (line->cells.count(column) != 0) {
-      throw ConfigError(
-          fmt::format("{}: two rows for '{}' (measured and projected?); filter "
-                      "one of them out with --filter",
-                      run.source, s.name.key));
-    }
-    line->cells[column] = &s;
-  }
-  for (FamilyTable& t : tables) {
-    std::sort(t.lines.begin(), t.lines.end(),
-              [](const Line& a, const Line& b) { return a.order < b.order; });
-    if (options.layout != TableLayout::kStrategies) continue;
-    // Canzona first, then the baselines in the order the run has them.
-    std::stable_partition(t.columns.begin(), t.columns.end(),
-                          [](const std::string& c) { return c == kSubjectStrategy; });
-    std::vector<std::string> wanted = options.strategies;
-    if (options.baseline) wanted = {kSubjectStrategy, *options.baseline};
-    if (!wanted.empty()) {
-      for (const std::string& w : wanted) {
-        if (std::find(t.columns.begin(), t.columns.end(), w) == t.columns.end()) {
-          throw ConfigError(fmt::format("{}: no '{}' rows in {} (strategies present: {})",
-                                        run.source, w, t.family, fmt::join(t.columns, ", ")));
-        }
-      }
-      t.columns = wanted;
-    }
-  }
-  if (tables.empty()) {
-    throw ConfigError(fmt::format(
-        "{}: no benchmark has {} in its name{}; {}", run.source,
-        options.layout == TableLayout::kStrategies ? "a strategy" : "an optimizer",
-        options.filter ? fmt::format(" and matches --filter '{}'", *options.filter) : "",
-        options.layout == TableLayout::kStrategies
-            ? "single-matrix suites (Kernels) have optimizers: try --compare-optimizers"
-            : "results/SCHEMA.md lists the name shapes"));
-  }
-  return tables;
-}
-
-// Key columns that are empty on every line are left out.
-std::vector<std::size_t> used_keys(const FamilyTable& t) {
-  std::vector<std::size_t> used;
-  for (std::size_t k = 0; k < t.key_headers.size(); ++k) {
-    if (std::any_of(t.lines.begin(), t.lines.end(),
-                    [&](const Line& l) { return !l.keys[k].empty(); })) {
-      used.push_back(k);
-    }
-  }
-  return used;
-}
-
-std::string latency_cell(const Series& s, const std::string& mark, TableFormat format) {
-  std::string text = format_ms(s.median_ms());
-  if (s.repetitions() >= 2) {
-    text += format == TableFormat::kLatex
-                ? fmt::format(" $\\pm${}\\%", fmt::format("{:.1f}", s.cv() * 100.0))
-                : fmt::format(" ±{}", format_percent(s.cv()));
-  }
-  return text + mark;
-}
-
-std::optional<double> imbalance_of(const Series& s) {
-  if (auto v = s.counter("imbalance")) return v;
-  return s.counter("plan_imbalance");
-}
-
-std::optional<double> state_bytes_of(const Series& s) {
-  if (auto v = s.counter("state_bytes")) return v;
-  if (auto mib = s.counter("state_mib")) return *mib * 1024.0 * 1024.0;
-  return std::nullopt;
-}
-
-// "a / b / c" over the columns: one metric of every column in one cell.
-template <typename Value>
-std::string joined(const FamilyTable& t, const Line& line, Value value) {
-  std::vector<std::string> parts;
-  bool any = false;
-  for (const std::string& c : t.columns) {
-    const auto it = line.cells.find(c);
-    std::optional<std::string> v = it == line.cells.end() ? std::nullopt : value(*it->second);
-    any = any || v.has_value();
-    parts.push_back(v.value_or("-"));
-  }
-  return any ? fmt::format("{}", fmt::join(parts, " / ")) : "-";
-}
-
-// Header and body cells of one family's table, already formatted for md or LaTeX.
-struct Grid {
-  std::vector<std::string> header;
-  std::vector<bool> numeric;
-  std::vector<std::vector<std::string>> rows;
-};
-
-Grid make_grid(const Run& run, const FamilyTable& t, const TableOptions& options, Marks& marks) {
-  Grid grid;
-  const std::vector<std::size_t> keys = used_keys(t);
-  for (const std::size_t k : keys) {
-    grid.header.push_back(t.key_headers[k]);
-    grid.numeric.push_back(false);
-  }
-  for (const std::string& c : t.columns) {
-    grid.header.push_back(c + " ms");
-    grid.numeric.push_back(true);
-  }
-  const bool strategies = options.layout == TableLayout::kStrategies;
-  const bool has_subject = strategies && !t.columns.empty() && t.columns[0] == kSubjectStrategy;
-  if (has_subject) {
-    for (std::size_t c = 1; c < t.columns.size(); ++c) {
-      grid.header.push_back(fmt::format("{} vs {}", kSubjectStrategy, t.columns[c]));
-      grid.numeric.push_back(true);
-    }
-  }
-  const std::string order = fmt::format("{}", fmt::join(t.columns, " / "));
-  const std::string metrics[] = {strategies ? "imbalance" : "state MiB", "comm MiB/step"};
-  for (const std::string& m : metrics) {
-    grid.header.push_back(fmt::format("{} ({})", m, order));
-    grid.numeric.push_back(true);
-  }
-
-  for (const Line& line : t.lines) {
-    std::vector<std::string> row;
-    for (const std::size_t k : keys) row.push_back(line.keys[k]);
-    for (const std::string& c : t.columns) {
-      const auto it = line.cells.find(c);
-      row.push_back(it == line.cells.end()
-                        ? "-"
-                        : latency_cell(*it->second, marks.mark(run, *it->second), options.format));
-    }
-    if (has_subject) {
-      const auto subject = line.cells.find(kSubjectStrategy);
-      for (std::size_t c = 1; c < t.columns.size(); ++c) {
-        const auto other = line.cells.find(t.columns[c]);
-        if (subject == line.cells.end() || other == line.cells.end() ||
-            subject->second->median_ms() <= 0) {
-          row.push_back("-");
-          continue;
-        }
-        std::string mark = marks.mark(run, *subject->second);
-        if (mark.empty()) mark = marks.mark(run, *other->second);
-        const double speedup = other->second->median_ms() / subject->second->median_ms();
-        row.push_back((options.format == TableFormat::kLatex
-                           ? fmt::format("{:.2f}$\\times$", speedup)
-                           : format_ratio(speedup)) +
-                      mark);
-      }
-    }
-    row.push_back(joined(t, line, [&](const Series& s) -> std::optional<std::string> {
-      if (!strategies) {
-        const auto bytes = state_bytes_of(s);
-        return bytes ? std::optional(format_mib(*bytes)) : std::nullopt;
-      }
-      const auto v = imbalance_of(s);
-      return v ? std::optional(fmt::format("{:.3f}", *v)) : std::nullopt;
-    }));
-    row.push_back(joined(t, line, [](const Series& s) -> std::optional<std::string> {
-      const auto v = s.counter("comm_bytes");
-      return v ? std::optional(format_mib(*v)) : std::nullopt;
-    }));
-    grid.rows.push_back(std::move(row));
-  }
-  // Metric columns that no line has are dropped (a Planner run has no communication).
-  for (std::size_t col = grid.header.size(); col-- > 0;) {
-    const bool empty = std::all_of(grid.rows.begin(), grid.rows.end(),
-                                   [&](const auto& r) { return r[col] == "-"; });
-    if (empty && col >= keys.size() + t.columns.size()) {
-      grid.header.erase(grid.header.begin() + static_cast<std::ptrdiff_t>(col));
-      grid.numeric.erase(grid.numeric.begin() + static_cast<std::ptrdiff_t>(col));
-      for (auto& r : grid.rows) r.erase(r.begin() + static_cast<std::ptrdiff_t>(col));
-    }
-  }
-  return grid;
-}
-
-std::string footnotes_text(const Marks& marks, TableFormat format) {
+std::string latency_text(const GridCell& c, TableFormat format) {
   const bool latex = format == TableFormat::kLatex;
-  std::string text;
-  for (std::size_t i = 0; i < marks.topologies().size(); ++i) {
-    // The topology's name comes from the run file; the mark is the table's own markup.
-    const std::string& topology = marks.topologies()[i];
-    const std::string name = topology.empty() ? "(not named)"
-                             : latex          ? latex_text(topology)
-                                              : markdown_text(topology);
-    const std::string sentence = fmt::format(
-        "{} PROJECTION on topology {}, not a measurement (lib/sim: measured or modelled compute, "
-        "alpha-beta collectives).",
-        marks.symbol(i), name);
-    text += latex ? "\\par " + sentence + "\n" : sentence + "\n\n";
+  std::string text = format_ms(c.median_ms);
+  if (c.repetitions >= 2) {
+    text += latex ? fmt::format(" $\\pm${:.1f}\\%", c.cv * 100.0)
+                  : fmt::format(" ±{}", format_percent(c.cv));
   }
-  return text;
+  return text + mark_of(c, format);
 }
 
-std::string render_markdown(const Run& run, const std::vector<FamilyTable>& tables,
-                            const TableOptions& options) {
+std::string speedup_text(const GridCell& c, TableFormat format) {
+  const bool latex = format == TableFormat::kLatex;
+  const table_grid::Speedup& s = c.speedup;
+  std::string text = latex ? fmt::format("{:.2f}$\\times$", s.ratio) : format_ratio(s.ratio);
+  if (s.interval && std::isfinite(s.upper) && s.lower > 0) {
+    text += fmt::format(" [{:.2f}, {:.2f}]", s.lower, s.upper);
+  }
+  if (s.interval && !s.significant) text += latex ? "$^{\\mathrm{ns}}$" : " n.s.";
+  return text + mark_of(c, format);
+}
+
+// A cell in Markdown or LaTeX; key cells come from the run file and are escaped.
+std::string cell_text(const GridCell& c, TableFormat format) {
+  switch (c.kind) {
+    case GridCell::Kind::kMissing:
+      return "-";
+    case GridCell::Kind::kKey:
+      return format == TableFormat::kLatex ? latex_text(c.text) : markdown_text(c.text);
+    case GridCell::Kind::kLatency:
+      return latency_text(c, format);
+    case GridCell::Kind::kSpeedup:
+      return speedup_text(c, format);
+    case GridCell::Kind::kNumbers:
+      return c.text;
+  }
+  return "-";
+}
+
+// The sentences under a table, in reading order; text from the run files escaped for `format`.
+std::vector<std::string> notes_of(const Grid& grid, TableFormat format) {
+  const bool latex = format == TableFormat::kLatex;
+  const auto text = [&](const std::string& t) { return latex ? latex_text(t) : markdown_text(t); };
+  std::vector<std::string> notes;
+  for (std::size_t i = 0; i < grid.topologies.size(); ++i) {
+    const std::string& topology = grid.topologies[i];
+    notes.push_back(fmt::format(
+        "{} PROJECTION on topology {}, not a measurement (lib/sim: measured or modelled "
+        "compute, alpha-beta collectives); a projection is deterministic, so its speed-ups carry "
+        "no interval: their error is the projector's (results/projections/).",
+        mark_symbol(i, format), topology.empty() ? "(not named)" : text(topology)));
+  }
+  for (const std::string& n : grid.metric_notes) notes.push_back(text(n));
+  notes.push_back(text(
+      "Latencies: medians of the repetitions, ± their relative standard deviation. Speed-up = "
+      "baseline / canzona: on measured rows the Hodges–Lehmann estimate over the repetitions' "
+      "pairwise ratios with [a, b] its 95 % interval (from the Mann–Whitney null distribution), "
+      "on projected rows the ratio of the projections."));
+  if (grid.not_significant) {
+    notes.push_back((latex ? std::string("$^{\\mathrm{ns}}$") : std::string("n.s.")) +
+                    text(": not distinguishable from 1.00× (the interval holds 1.00×, or the "
+                         "repetitions are too few for a 95 % interval)."));
+  }
+  if (!grid.ranks_note.empty()) notes.push_back(text(grid.ranks_note));
+  if (grid.scaled_models) {
+    notes.push_back(
+        text("<model>~d<k>: the Qwen3 model with every width (hidden, intermediate, head, "
+             "vocabulary) divided by k and every count kept, a shape a CPU can step "
+             "(results/SCHEMA.md)."));
+  }
+  return notes;
+}
+
+std::string render_markdown(const std::vector<Run>& runs, const std::vector<Grid>& grids) {
   std::string md;
-  for (const std::string& line : provenance_lines(run)) md += "> " + markdown_text(line) + "  \n";
+  for (const Run& run : runs) {
+    for (const std::string& line : provenance_lines(run)) md += "> " + markdown_text(line) + "  \n";
+  }
   md += "\n";
-  for (const FamilyTable& t : tables) {
-    Marks marks(TableFormat::kMarkdown);
-    const Grid grid = make_grid(run, t, options, marks);
-    md +=
-        fmt::format("### {} — {} (ms, median ±relative spread)\n\n", t.family, title_of(t.family));
+  for (const Grid& grid : grids) {
+    md += fmt::format("### {} — {} (ms, median ±relative spread)\n\n", markdown_text(grid.family),
+                      grid.title);
     std::vector<std::string> header;
-    for (const std::string& h : grid.header) header.push_back(markdown_text(h));
+    for (const auto& column : grid.columns) header.push_back(markdown_text(column.header));
     md += "| " + fmt::format("{}", fmt::join(header, " | ")) + " |\n|";
-    for (const bool numeric : grid.numeric) md += numeric ? "---:|" : "---|";
+    for (const auto& column : grid.columns) md += column.key() ? "---|" : "---:|";
     md += "\n";
     for (const auto& row : grid.rows) {
       std::vector<std::string> cells;
-      for (std::size_t i = 0; i < row.size(); ++i) {
-        // Latency and speed-up cells are written here; key cells come from the run file.
-        cells.push_back(grid.numeric[i] ? row[i] : markdown_text(row[i]));
-      }
+      for (const GridCell& c : row) cells.push_back(cell_text(c, TableFormat::kMarkdown));
       md += "| " + fmt::format("{}", fmt::join(cells, " | ")) + " |\n";
     }
     md += "\n";
-    md += footnotes_text(marks, TableFormat::kMarkdown);
+    for (const std::string& note : notes_of(grid, TableFormat::kMarkdown)) md += note + "\n\n";
   }
-  md +=
-      "Medians of the repetitions; ± is the relative standard deviation over them. Speed-up = "
-      "baseline / canzona latency.\n";
   return md;
 }
 
-std::string render_latex(const Run& run, const std::vector<FamilyTable>& tables,
-                         const TableOptions& options) {
-  std::string tex;
-  for (const std::string& line : provenance_lines(run)) tex += "% " + one_line(line) + "\n";
-  for (const FamilyTable& t : tables) {
-    Marks marks(TableFormat::kLatex);
-    const Grid grid = make_grid(run, t, options, marks);
-    tex += "\\begin{table}\n\\centering\n\\begin{tabular}{";
-    for (const bool numeric : grid.numeric) tex += numeric ? 'r' : 'l';
-    tex += "}\n\\toprule\n";
-    std::vector<std::string> header;
-    for (const std::string& h : grid.header) header.push_back(latex_text(h));
-    tex += fmt::format("{} \\\\\n\\midrule\n", fmt::join(header, " & "));
-    for (const auto& row : grid.rows) {
-      std::vector<std::string> cells;
-      for (std::size_t i = 0; i < row.size(); ++i) {
-        // Latency and speed-up cells are already LaTeX; key cells are plain text.
-        cells.push_back(grid.numeric[i] ? row[i] : latex_text(row[i]));
+// A table as LaTeX cells, before it is split into floats.
+struct LatexTable {
+  std::vector<std::string> header;
+  std::string align;  ///< 'l' or 'r' per column
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> group;  ///< per row: the model its float is about
+  std::size_t rows_per_line = 1;   ///< rows that stand for one line of the grid
+};
+
+std::string latex_header_cell(const std::vector<std::string>& header_lines, char align) {
+  std::vector<std::string> lines;
+  for (const std::string& l : header_lines) lines.push_back(latex_text(l));
+  if (lines.size() == 1) return lines.front();
+  // A stacked header in a nested tabular: base LaTeX, no makecell.
+  return fmt::format("\\begin{{tabular}}[b]{{@{{}}{}@{{}}}}{}\\end{{tabular}}", align,
+                     fmt::join(lines, "\\\\"));
+}
+
+std::optional<std::size_t> model_column(const Grid& grid) {
+  for (std::size_t c = 0; c < grid.columns.size(); ++c) {
+    if (grid.columns[c].key() && grid.columns[c].header == "model") return c;
+  }
+  return std::nullopt;
+}
+
+// Lines of the grid as they are: a column per strategy and metric. Fits when there are few
+// strategies (the paper's `--baseline layerwise`).
+LatexTable wide_layout(const Grid& grid, std::optional<std::size_t> model) {
+  LatexTable t;
+  std::vector<std::size_t> columns;
+  for (std::size_t c = 0; c < grid.columns.size(); ++c) {
+    if (grid.columns[c].in_latex() && c != model) columns.push_back(c);
+  }
+  for (const std::size_t c : columns) {
+    const char align = grid.columns[c].key() ? 'l' : 'r';
+    t.header.push_back(latex_header_cell(grid.columns[c].header_lines, align));
+    t.align += align;
+  }
+  for (const auto& row : grid.rows) {
+    std::vector<std::string> cells;
+    for (const std::size_t c : columns) cells.push_back(cell_text(row[c], TableFormat::kLatex));
+    t.rows.push_back(std::move(cells));
+    t.group.push_back(model ? row[*model].text : "");
+  }
+  return t;
+}
+
+// A row per line and strategy: its time in each metric and Canzona's speed-up over it. Many
+// strategies stay readable at the font size of the text.
+LatexTable long_layout(const Grid& grid, std::optional<std::size_t> model) {
+  using Role = table_grid::GridColumn::Role;
+  LatexTable t;
+  std::vector<std::size_t> keys;
+  for (std::size_t c = 0; c < grid.columns.size(); ++c) {
+    if (grid.columns[c].key() && c != model) keys.push_back(c);
+  }
+  for (const std::size_t c : keys)
+    t.header.push_back(latex_header_cell(grid.columns[c].header_lines, 'l'));
+  t.header.push_back("strategy");
+  t.align = std::string(keys.size() + 1, 'l');
+  const auto find = [&](Role role, const std::string& strategy, std::size_t metric) {
+    for (std::size_t c = 0; c < grid.columns.size(); ++c) {
+      const auto& col = grid.columns[c];
+      if (col.role == role && col.strategy == strategy && col.metric == metric) {
+        return std::optional(c);
       }
-      tex += fmt::format("{} \\\\\n", fmt::join(cells, " & "));
     }
-    tex += "\\bottomrule\n\\end{tabular}\n";
-    tex += fmt::format("\\caption{{{} --- {} (ms, median $\\pm$ relative spread)}}\n",
-                       latex_text(t.family), title_of(t.family));
-    const std::string notes = footnotes_text(marks, TableFormat::kLatex);
-    if (!notes.empty()) tex += "\\footnotesize\n" + notes;
-    tex += "\\end{table}\n";
+    return std::optional<std::size_t>();
+  };
+  const bool speedups = std::any_of(grid.columns.begin(), grid.columns.end(),
+                                    [](const auto& c) { return c.role == Role::kSpeedup; });
+  for (std::size_t m = 0; m < grid.metrics.size(); ++m) {
+    const std::string name = grid.metrics[m].name;
+    t.header.push_back(latex_header_cell({name.empty() ? "time" : name, "ms"}, 'r'));
+    t.align += 'r';
+    if (speedups) {
+      t.header.push_back(latex_header_cell(
+          name.empty()
+              ? std::vector<std::string>{std::string(kSubjectStrategy) + "'s", "speed-up"}
+              : std::vector<std::string>{std::string(kSubjectStrategy) + "'s", "speed-up,", name},
+          'r'));
+      t.align += 'r';
+    }
+  }
+  t.rows_per_line = grid.strategies.size();
+  for (const auto& row : grid.rows) {
+    for (std::size_t s = 0; s < grid.strategies.size(); ++s) {
+      std::vector<std::string> cells;
+      for (const std::size_t c : keys) {
+        cells.push_back(s == 0 ? cell_text(row[c], TableFormat::kLatex) : std::string());
+      }
+      cells.push_back(latex_text(grid.strategies[s]));
+      for (std::size_t m = 0; m < grid.metrics.size(); ++m) {
+        const auto latency = find(Role::kLatency, grid.strategies[s], m);
+        cells.push_back(latency ? cell_text(row[*latency], TableFormat::kLatex) : "-");
+        if (!speedups) continue;
+        const auto speedup = find(Role::kSpeedup, grid.strategies[s], m);
+        cells.push_back(speedup ? cell_text(row[*speedup], TableFormat::kLatex) : "");
+      }
+      t.rows.push_back(std::move(cells));
+      t.group.push_back(model ? row[*model].text : "");
+    }
+  }
+  return t;
+}
+
+// Columns without a value on any row (a metric that only projections have, in a run of
+// measurements) are dropped.
+void drop_empty_columns(LatexTable& t) {
+  for (std::size_t c = t.header.size(); c-- > 0;) {
+    const bool empty = std::all_of(t.rows.begin(), t.rows.end(),
+                                   [&](const auto& r) { return r[c].empty() || r[c] == "-"; });
+    if (!empty) continue;
+    t.header.erase(t.header.begin() + static_cast<std::ptrdiff_t>(c));
+    t.align.erase(c, 1);
+    for (auto& r : t.rows) r.erase(r.begin() + static_cast<std::ptrdiff_t>(c));
+  }
+}
+
+// The wide layout up to this many columns; the long one beyond.
+constexpr std::size_t kLatexWideColumns = 9;
+
+// Rows [begin, end) as one float: caption above, the tabular scaled down only when it is wider
+// than the line (\width is its natural width), the notes below at the line's width.
+std::string latex_float(const LatexTable& t, std::size_t begin, std::size_t end,
+                        const std::string& caption, const std::string& notes) {
+  std::string tex = "\\begin{table}[htbp]\n\\centering\\footnotesize\n";
+  tex += "\\caption{" + caption + "}\n";
+  tex += "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%\n";
+  tex += "\\begin{tabular}{@{}" + t.align + "@{}}\n\\toprule\n";
+  tex += fmt::format("{} \\\\\n\\midrule\n", fmt::join(t.header, " & "));
+  for (std::size_t r = begin; r < end; ++r) {
+    if (r > begin && t.rows_per_line > 1 && r % t.rows_per_line == 0) tex += "\\addlinespace\n";
+    tex += fmt::format("{} \\\\\n", fmt::join(t.rows[r], " & "));
+  }
+  tex += "\\bottomrule\n\\end{tabular}}\n";
+  if (!notes.empty()) {
+    tex += "\\par\\smallskip\n\\parbox{\\linewidth}{\\scriptsize\\raggedright\n" + notes + "}\n";
+  }
+  tex += "\\end{table}\n";
+  return tex;
+}
+
+// Runs of consecutive rows of one model, each at most kLatexRowsPerFloat long and never
+// splitting the rows of one line.
+std::vector<std::pair<std::size_t, std::size_t>> latex_chunks(const LatexTable& t) {
+  const std::size_t unit = t.rows_per_line;
+  const std::size_t most = std::max(unit, kLatexRowsPerFloat / unit * unit);
+  std::vector<std::pair<std::size_t, std::size_t>> chunks;
+  for (std::size_t begin = 0; begin < t.rows.size();) {
+    std::size_t end = std::min(begin + unit, t.rows.size());
+    while (end < t.rows.size() && end - begin + unit <= most && t.group[end] == t.group[begin]) {
+      end = std::min(end + unit, t.rows.size());
+    }
+    chunks.emplace_back(begin, end);
+    begin = end;
+  }
+  return chunks;
+}
+
+std::string render_latex(const std::vector<Run>& runs, const std::vector<Grid>& grids) {
+  std::string tex =
+      "% Needs \\usepackage{booktabs} and \\usepackage{graphicx} in the preamble.\n"
+      "% Written by canzona-bench table; provenance in each table's notes.\n";
+  std::vector<std::string> provenance;
+  for (const Run& run : runs) {
+    for (const std::string& line : provenance_lines(run)) provenance.push_back(latex_text(line));
+  }
+  for (const Grid& grid : grids) {
+    const std::optional<std::size_t> model = model_column(grid);
+    LatexTable table = wide_layout(grid, model);
+    drop_empty_columns(table);
+    if (table.header.size() > kLatexWideColumns) {
+      table = long_layout(grid, model);
+      drop_empty_columns(table);
+    }
+    std::vector<std::string> note_lines = notes_of(grid, TableFormat::kLatex);
+    note_lines.insert(note_lines.end(), provenance.begin(), provenance.end());
+    const std::string notes = fmt::format("{}\n", fmt::join(note_lines, "\\par\n"));
+    const auto chunks = latex_chunks(table);
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+      const auto [begin, end] = chunks[i];
+      const bool continued = i > 0 && table.group[chunks[i - 1].first] == table.group[begin];
+      const std::string subject = model ? fmt::format(", {}", latex_text(table.group[begin])) : "";
+      const std::string caption =
+          fmt::format("{} --- {}{}{} (ms, median $\\pm$ relative spread)", latex_text(grid.family),
+                      grid.title, subject, continued ? " (continued)" : "");
+      // The notes go under the last float of the family, where a reader finishes it.
+      tex +=
+          latex_float(table, begin, end, caption, i + 1 == chunks.size() ? notes : std::string());
+    }
   }
   return tex;
 }
 
 // Tidy CSV: one line per benchmark, numbers unformatted, for spreadsheets and pandas.
-std::string render_csv(const Run& run, const std::vector<FamilyTable>& tables) {
+std::string render_csv(const std::vector<Run>& runs, const std::vector<FamilyTable>& tables) {
   std::string csv;
-  for (const std::string& line : provenance_lines(run)) csv += "# " + one_line(line) + "\n";
+  for (const Run& run : runs) {
+    for (const std::string& line : provenance_lines(run)) csv += "# " + one_line(line) + "\n";
+  }
   csv +=
       "family,model,gpus,dp,tp,optimizer,strategy,backend,params,median_ms,cv,repetitions,"
-      "canzona_speedup,imbalance,comm_bytes,state_bytes,projected,topology\n";
+      "optimizer_ms,canzona_speedup,canzona_speedup_low,canzona_speedup_high,"
+      "canzona_speedup_optimizer,imbalance,plan_imbalance,comm_bytes,state_bytes,projected,"
+      "topology,source\n";
   auto number = [](std::optional<double> v) { return v ? fmt::format("{}", *v) : std::string(); };
+  auto opt_int = [](std::optional<int> v) { return v ? std::to_string(*v) : ""; };
+  const table_grid::Metric step{"", ""};
+  const table_grid::Metric optimizer{"optimizer_ms", ""};
   for (const FamilyTable& t : tables) {
     for (const Line& line : t.lines) {
       const auto subject = line.cells.find(kSubjectStrategy);
       for (const std::string& column : t.columns) {
         const auto it = line.cells.find(column);
         if (it == line.cells.end()) continue;
-        const Series& s = *it->second;
+        const Cell& cell = it->second;
+        const Series& s = *cell.series;
         std::vector<std::string> params;
         for (const auto& [k, v] : s.name.params) {
           if (k != "gpus" && k != "dp" && k != "tp") params.push_back(k + "=" + v);
         }
-        std::optional<double> speedup;
-        if (subject != line.cells.end() && subject->second->name.strategy == kSubjectStrategy &&
-            s.name.strategy != kSubjectStrategy && subject->second->median_ms() > 0) {
-          speedup = s.median_ms() / subject->second->median_ms();
+        std::optional<table_grid::Speedup> speedup;
+        std::optional<table_grid::Speedup> speedup_optimizer;
+        if (subject != line.cells.end() &&
+            subject->second.series->name.strategy == kSubjectStrategy &&
+            s.name.strategy != kSubjectStrategy) {
+          speedup = table_grid::speedup_of(s, *subject->second.series, step);
+          if (s.counter("optimizer_ms")) {
+            speedup_optimizer = table_grid::speedup_of(s, *subject->second.series, optimizer);
+          }
         }
-        auto opt_int = [](std::optional<int> v) { return v ? std::to_string(*v) : ""; };
-        const std::vector<std::string> fields = {t.family,
-                                                 s.name.model,
-                                                 opt_int(s.name.gpus),
-                                                 opt_int(s.name.dp),
-                                                 opt_int(s.name.tp),
-                                                 s.name.optimizer,
-                                                 s.name.strategy,
-                                                 s.name.backend,
-                                                 fmt::format("{}", fmt::join(params, ";")),
-                                                 fmt::format("{}", s.median_ms()),
-                                                 fmt::format("{}", s.cv()),
-                                                 std::to_string(s.repetitions()),
-                                                 number(speedup),
-                                                 number(imbalance_of(s)),
-                                                 number(s.counter("comm_bytes")),
-                                                 number(state_bytes_of(s)),
-                                                 s.projected() ? "1" : "0",
-                                                 s.projected() ? projection_topology(run, s) : ""};
+        const bool bounded =
+            speedup && speedup->interval && std::isfinite(speedup->upper) && speedup->lower > 0;
+        const std::string backend =
+            s.name.backend.empty() ? cell.run->context_or("canzona_backend", "") : s.name.backend;
+        const std::vector<std::string> fields = {
+            t.family,
+            s.name.model,
+            opt_int(s.name.gpus),
+            opt_int(s.name.dp),
+            opt_int(s.name.tp),
+            s.name.optimizer,
+            s.name.strategy,
+            backend,
+            fmt::format("{}", fmt::join(params, ";")),
+            fmt::format("{}", s.median_ms()),
+            fmt::format("{}", s.cv()),
+            std::to_string(s.repetitions()),
+            number(s.counter("optimizer_ms")),
+            number(speedup ? std::optional(speedup->ratio) : std::nullopt),
+            number(bounded ? std::optional(speedup->lower) : std::nullopt),
+            number(bounded ? std::optional(speedup->upper) : std::nullopt),
+            number(speedup_optimizer ? std::optional(speedup_optimizer->ratio) : std::nullopt),
+            number(s.counter("imbalance")),
+            number(s.counter("plan_imbalance")),
+            number(s.counter("comm_bytes")),
+            number(table_grid::state_bytes_of(s)),
+            s.projected() ? "1" : "0",
+            s.projected() ? projection_topology(*cell.run, s) : "",
+            cell.run->source};
         std::vector<std::string> quoted;
         for (const std::string& f : fields) quoted.push_back(csv_field(f));
         csv += fmt::format("{}\n", fmt::join(quoted, ","));
@@ -432,17 +404,17 @@ std::string render_csv(const Run& run, const std::vector<FamilyTable>& tables) {
 
 }  // namespace
 
+std::string render_table(const std::vector<Run>& runs, const TableOptions& options) {
+  const std::vector<FamilyTable> tables = table_grid::build_tables(runs, options);
+  if (options.format == TableFormat::kCsv) return render_csv(runs, tables);
+  std::vector<Grid> grids;
+  for (const FamilyTable& t : tables) grids.push_back(table_grid::make_grid(t, options));
+  if (options.format == TableFormat::kLatex) return render_latex(runs, grids);
+  return render_markdown(runs, grids);
+}
+
 std::string render_table(const Run& run, const TableOptions& options) {
-  const std::vector<FamilyTable> tables = build_tables(run, options);
-  switch (options.format) {
-    case TableFormat::kCsv:
-      return render_csv(run, tables);
-    case TableFormat::kLatex:
-      return render_latex(run, tables, options);
-    case TableFormat::kMarkdown:
-      break;
-  }
-  return render_markdown(run, tables, options);
+  return render_table(std::vector<Run>{run}, options);
 }
 
 }  // namespace canzona::harness

@@ -1,7 +1,8 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// `canzona-bench table RUN.json`: the publication table of a run (results/tables/).
+// `canzona-bench table RUN.json [RUN.json ...]`: the publication table of runs, merged
+// (results/tables/).
 #include "commands.hpp"
 
 #include <canzona/harness/cli.hpp>
@@ -18,7 +19,7 @@ namespace canzona::harness {
 namespace {
 
 struct TableCommandOptions {
-  std::string run;
+  std::vector<std::string> runs;
   std::string format = "md";
   std::string baseline;
   std::vector<std::string> strategies;
@@ -29,9 +30,12 @@ struct TableCommandOptions {
 };
 
 int table(const TableCommandOptions& o, std::ostream& out) {
-  if (!o.out.empty()) io::check_output_file(o.out, "--out", {o.run});
-  const Run run = read_run(o.run);
-  require_canzona_provenance(run.context, run.source, o.allow_debug);
+  if (!o.out.empty()) io::check_output_file(o.out, "--out", {o.runs.begin(), o.runs.end()});
+  std::vector<Run> runs;
+  for (const std::string& path : o.runs) {
+    runs.push_back(read_run(path));
+    require_canzona_provenance(runs.back().context, runs.back().source, o.allow_debug);
+  }
   TableOptions options;
   options.format = std::map<std::string, TableFormat>{{"md", TableFormat::kMarkdown},
                                                       {"csv", TableFormat::kCsv},
@@ -41,7 +45,7 @@ int table(const TableCommandOptions& o, std::ostream& out) {
   if (!o.baseline.empty()) options.baseline = o.baseline;
   options.strategies = o.strategies;
   if (!o.filter.empty()) options.filter = o.filter;
-  const std::string text = render_table(run, options);
+  const std::string text = render_table(runs, options);
   if (o.out.empty()) {
     out << text;
   } else {
@@ -57,9 +61,13 @@ CommandAction add_table_command(CLI::App& app) {
   auto o = std::make_shared<TableCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "table",
-      "Publication table of a run: latency per strategy, Canzona's speed-up over each baseline, "
-      "imbalance, communication; projected cells marked with their topology");
-  cmd->add_option("run", o->run, "Run JSON (canzona-bench run or a suite's output)")->required();
+      "Publication table of runs (merged): latency per strategy, Canzona's speed-up over each "
+      "baseline with its 95 % interval, imbalance, communication; projected cells marked with "
+      "their topology");
+  cmd->add_option("runs", o->runs,
+                  "Run JSON files (canzona-bench run or a suite's output); several are merged "
+                  "into one table per family")
+      ->required();
   cmd->add_option("--format", o->format, "md, csv (one line per benchmark) or latex")
       ->capture_default_str()
       ->check(CLI::IsMember({"md", "csv", "latex"}));

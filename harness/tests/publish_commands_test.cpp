@@ -53,21 +53,38 @@ TEST(TableCommandTest, MarkdownHasThePaperLayoutWithProjectedCellsFootnoted) {
   EXPECT_EQ(r.out.rfind("> Run: ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("git 0123456789ab, Release build, backend cpu"), std::string::npos);
   EXPECT_NE(r.out.find("> Command: canzona-bench run --preset smoke"), std::string::npos);
-  EXPECT_NE(r.out.find("| model | GPUs | dp×tp | optimizer | canzona ms | sc ms | layerwise ms | "
-                       "canzona vs sc | canzona vs layerwise |"),
+  // CPU ranks and projected GPUs in one table: the column says ranks, a note says which is which.
+  EXPECT_NE(r.out.find("| model | ranks | dp×tp | optimizer | canzona full step ms | sc full step "
+                       "ms | layerwise full step ms | canzona vs sc, full step | canzona vs "
+                       "layerwise, full step | imbalance as run (canzona / sc / layerwise) | "
+                       "imbalance of plan (canzona / sc / layerwise) |"),
             std::string::npos)
       << r.out;
-  // A measured line: medians with their spread, speed-ups baseline / canzona.
+  EXPECT_NE(r.out.find("ranks: GPUs on projected rows and on the cuda backend, MPI processes"),
+            std::string::npos);
+  // A measured line: medians with their spread, speed-ups baseline / canzona with the 95 %
+  // interval of the repetitions (9 against 9, far from 1: no n.s. mark).
   const std::string measured = line_containing(r.out, "| qwen3-8b~d16 | 2 | 2×1 | muon |");
   ASSERT_FALSE(measured.empty()) << r.out;
-  EXPECT_NE(measured.find("| 40.90 ±0.9% | 77.57 ±0.9% | 55.47 ±0.8% | 1.90× | 1.36× |"),
+  EXPECT_NE(measured.find("| 40.90 ±0.9% | 77.57 ±0.9% | 55.47 ±0.8% | 1.90× [1.88, 1.92] | "
+                          "1.36× [1.34, 1.37] | 1.005 / 1.000 / 1.185 | 1.010 / 1.000 / 1.370 |"),
             std::string::npos)
       << measured;
+  EXPECT_EQ(r.out.find("n.s."), std::string::npos) << r.out;
+  // The metric is named, and what it can be compared with.
+  EXPECT_NE(r.out.find("full step: the whole step including the DP sync"), std::string::npos);
+  EXPECT_NE(r.out.find("not comparable with the paper's 5.8× (arXiv 2602.06079, abstract)"),
+            std::string::npos);
+  // Scaled models are explained.
+  EXPECT_NE(r.out.find("\\<model\\>~d\\<k\\>: the Qwen3 model with every width"),
+            std::string::npos);
   EXPECT_EQ(measured.find("†"), std::string::npos) << "a measured line has no projection mark";
   // A projected line: every cell marked, the footnote names the topology.
   const std::string projected = line_containing(r.out, "| qwen3-32b | 256 | 32×8 | muon |");
   EXPECT_NE(projected.find("| 57.80† | 6300† | 514.4† | 109.00×† | 8.90×† |"), std::string::npos)
       << projected;
+  EXPECT_NE(r.out.find("a projection is deterministic, so its speed-ups carry no interval"),
+            std::string::npos);
   EXPECT_NE(r.out.find("† PROJECTION on topology dgx-h100, not a measurement"), std::string::npos);
   // 6 measured + 3 projected lines.
   std::size_t lines = 0;
@@ -84,16 +101,17 @@ TEST(TableCommandTest, BaselineCompareOptimizersCsvAndLatex) {
 
   const ProcessResult pair = bench({"table", run, "--baseline", "layerwise"});
   ASSERT_EQ(pair.exit_code, 0) << pair.err;
-  EXPECT_NE(pair.out.find("| canzona ms | layerwise ms | canzona vs layerwise |"),
+  EXPECT_NE(pair.out.find("| canzona full step ms | layerwise full step ms | canzona vs layerwise, "
+                          "full step |"),
             std::string::npos)
       << pair.out;
-  EXPECT_EQ(pair.out.find("sc ms"), std::string::npos);
+  EXPECT_EQ(pair.out.find("sc full step ms"), std::string::npos);
 
   const ProcessResult optimizers = bench({"table", run, "--compare-optimizers"});
   ASSERT_EQ(optimizers.exit_code, 0) << optimizers.err;
   EXPECT_NE(
-      optimizers.out.find("| model | GPUs | dp×tp | strategy | muon ms | shampoo ms | soap ms "
-                          "| state MiB (muon / shampoo / soap) |"),
+      optimizers.out.find("| model | ranks | dp×tp | strategy | muon full step ms | shampoo full "
+                          "step ms | soap full step ms | state MiB (muon / shampoo / soap) |"),
       std::string::npos)
       << optimizers.out;
   // State per rank from the fixture: 4, 12 and 16 MiB x 64 / 2 GPUs.
@@ -106,18 +124,36 @@ TEST(TableCommandTest, BaselineCompareOptimizersCsvAndLatex) {
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_NE(csv.out.find("\nfamily,model,gpus,dp,tp,optimizer,strategy,backend,params,median_ms,"),
             std::string::npos);
-  EXPECT_NE(csv.out.find("OptimizerStep,qwen3-32b,256,32,8,muon,sc,,,6300.2,0,1,109,"),
+  // Projected: no interval; the backend is the run's; the source names the run file.
+  EXPECT_NE(csv.out.find("OptimizerStep,qwen3-32b,256,32,8,muon,sc,cpu,,6300.2,0,1,,109,,,,"),
             std::string::npos)
       << csv.out;
-  EXPECT_NE(csv.out.find(",1,dgx-h100\n"), std::string::npos);
+  EXPECT_NE(csv.out.find(",1,dgx-h100," + run + "\n"), std::string::npos) << csv.out;
+  // Measured: the speed-up with its interval.
+  EXPECT_NE(csv.out.find("OptimizerStep,qwen3-8b~d16,2,2,1,muon,sc,cpu,,77.5726325720719,"),
+            std::string::npos)
+      << csv.out;
 
   const ProcessResult latex = bench({"table", run, "--format", "latex"});
   ASSERT_EQ(latex.exit_code, 0) << latex.err;
-  EXPECT_NE(latex.out.find("\\begin{tabular}{llllrrrrrrr}"), std::string::npos) << latex.out;
-  EXPECT_NE(
-      latex.out.find("qwen3-8b\\textasciitilde{}d16 & 2 & 2$\\times$1 & muon & 40.90 $\\pm$0.9\\%"),
-      std::string::npos)
+  // The packages it needs named first; one float per model, the model in its caption.
+  EXPECT_EQ(latex.out.rfind("% Needs \\usepackage{booktabs} and \\usepackage{graphicx}", 0), 0u)
       << latex.out;
+  EXPECT_NE(latex.out.find("\\caption{OptimizerStep --- optimizer step latency, "
+                           "qwen3-8b\\textasciitilde{}d16 (ms, median $\\pm$ relative spread)}"),
+            std::string::npos)
+      << latex.out;
+  EXPECT_NE(latex.out.find("\\begin{tabular}{@{}lllrrrrr@{}}"), std::string::npos) << latex.out;
+  EXPECT_NE(latex.out.find("2 & 2$\\times$1 & muon & 40.90 $\\pm$0.9\\% & 77.57 $\\pm$0.9\\% & "
+                           "55.47 $\\pm$0.8\\% & 1.90$\\times$ [1.88, 1.92] & 1.36$\\times$ "
+                           "[1.34, 1.37] \\\\\n"),
+            std::string::npos)
+      << latex.out;
+  // Provenance in the notes the reader sees, not only in comments; no line ends with \\ there.
+  EXPECT_NE(latex.out.find("git 0123456789ab,\\allowbreak{} Release build"), std::string::npos)
+      << latex.out;
+  EXPECT_EQ(latex.out.find("% Run:"), std::string::npos) << latex.out;
+  EXPECT_EQ(latex.out.find("\\par\\footnotesize \\\\"), std::string::npos);
   EXPECT_NE(latex.out.find("57.80$^\\dagger$"), std::string::npos);
   EXPECT_NE(latex.out.find("PROJECTION on topology dgx-h100"), std::string::npos);
 }
@@ -160,7 +196,8 @@ TEST(TableCommandTest, TextFromTheRunFileStaysInItsCell) {
   ASSERT_EQ(latex.exit_code, 0) << latex.err;
   EXPECT_EQ(lines_starting(latex.out, "\\input"), 0) << latex.out;
   EXPECT_EQ(lines_starting(latex.out, "# forged"), 0) << latex.out;
-  EXPECT_NE(latex.out.find("=cmd\\textbar{}x\\textless{}b\\textgreater{}\\textasciitilde{}a"),
+  EXPECT_NE(latex.out.find(
+                "=\\allowbreak{}cmd\\textbar{}x\\textless{}b\\textgreater{}\\textasciitilde{}a"),
             std::string::npos)
       << latex.out;
 

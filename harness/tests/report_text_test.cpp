@@ -46,6 +46,10 @@ TEST(ReportTextTest, LatexTextEscapesEverySpecialCharacter) {
             "\\$a\\textasciicircum{}2\\_b\\$ \\& 5\\% \\#1 \\textasciitilde{}");
   EXPECT_EQ(latex_text("<b>|"), "\\textless{}b\\textgreater{}\\textbar{}");
   EXPECT_EQ(latex_text("2×1 ±3 µs — ok"), "2$\\times$1 $\\pm$3 $\\mu$s --- ok");
+  // An en dash is a dash; two hyphens of a flag stay two hyphens; paths may break after '/'.
+  EXPECT_EQ(latex_text("Hodges–Lehmann"), "Hodges--Lehmann");
+  EXPECT_EQ(latex_text("--preset a=b,c"), "-{}-preset a=\\allowbreak{}b,\\allowbreak{}c");
+  EXPECT_EQ(latex_text("results/runs"), "results/\\allowbreak{}runs");
   EXPECT_EQ(latex_text("caf\xc3\xa9 \xf0\x9f\x9a\x80"), "caf[U+00E9] [U+1F680]");
   EXPECT_EQ(latex_text("line\n\\end{document}"),
             "line\\textbackslash{}n\\textbackslash{}end\\{document\\}");

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <vector>
 
@@ -83,6 +85,105 @@ TEST(StatisticsTest, MannWhitneyOfIdenticalOrSeparatedSamples) {
   EXPECT_DOUBLE_EQ(r.u2, 81.0);
   // Complete separation of 9 and 9: z = (81 − 40.5 − 0.5) / sqrt(81 · 19 / 12) = 3.5321.
   EXPECT_NEAR(r.p_value, 4.1229480206e-4, 1e-12);
+}
+
+// Samples whose pairwise differences x_i − y_j are all distinct, so the k-th smallest is known:
+// x_i = 100 i, y_j = j.
+struct SpacedSamples {
+  std::vector<double> x, y, sorted_differences;
+};
+
+SpacedSamples spaced_samples(int m, int n) {
+  SpacedSamples s;
+  for (int i = 0; i < m; ++i) s.x.push_back(100.0 * i);
+  for (int j = 0; j < n; ++j) s.y.push_back(j);
+  for (const double a : s.x) {
+    for (const double b : s.y) s.sorted_differences.push_back(a - b);
+  }
+  std::sort(s.sorted_differences.begin(), s.sorted_differences.end());
+  return s;
+}
+
+// The published two-sided 5 % critical values of U (Mann & Whitney 1947; every table of the
+// test): 17 for 9 + 9 values and 2 for 5 + 5, so the 95 % interval is [D_(w+1), D_(mn−w)].
+// With 3 + 3 values no interval reaches 95 % (the smallest two-sided p is 0.1).
+TEST(StatisticsTest, ShiftIntervalUsesThePublishedCriticalValues) {
+  for (const auto& [m, w] : std::vector<std::pair<int, int>>{{9, 17}, {5, 2}}) {
+    const SpacedSamples s = spaced_samples(m, m);
+    const ShiftInterval r = hodges_lehmann_shift(s.x, s.y, 0.95);
+    ASSERT_TRUE(r.bounded) << m;
+    EXPECT_EQ(r.lower, s.sorted_differences[static_cast<std::size_t>(w)]) << m;
+    EXPECT_EQ(r.upper, s.sorted_differences[s.sorted_differences.size() - 1 - w]) << m;
+  }
+  const SpacedSamples small = spaced_samples(3, 3);
+  const ShiftInterval r = hodges_lehmann_shift(small.x, small.y, 0.95);
+  EXPECT_FALSE(r.bounded);
+  EXPECT_TRUE(std::isinf(r.lower) && r.lower < 0);
+  EXPECT_TRUE(std::isinf(r.upper) && r.upper > 0);
+  EXPECT_EQ(r.estimate, median(small.sorted_differences));
+}
+
+// The critical value checked against the null distribution counted by brute force: every way
+// of choosing which m of the m + n pooled ranks belong to x, and its U.
+TEST(StatisticsTest, ShiftIntervalAgreesWithEnumeratedNullDistribution) {
+  for (const auto& [m, n] : std::vector<std::pair<int, int>>{{4, 6}, {7, 2}, {3, 8}, {6, 6}}) {
+    std::vector<double> u_counts(static_cast<std::size_t>(m * n + 1), 0.0);
+    const int pooled = m + n;
+    double total = 0;
+    for (unsigned mask = 0; mask < (1u << pooled); ++mask) {
+      if (std::popcount(mask) != m) continue;
+      int u = 0;  // pairs (x above y): for each x rank, the y ranks below it
+      int y_below = 0;
+      for (int rank = 0; rank < pooled; ++rank) {
+        if ((mask >> rank) & 1u) {
+          u += y_below;
+        } else {
+          ++y_below;
+        }
+      }
+      u_counts[static_cast<std::size_t>(u)] += 1;
+      total += 1;
+    }
+    for (const double confidence : {0.8, 0.9, 0.95, 0.99}) {
+      const double tail = (1 - confidence) / 2;
+      int w = -1;
+      double cumulative = 0;
+      for (std::size_t k = 0; k < u_counts.size(); ++k) {
+        cumulative += u_counts[k] / total;
+        if (cumulative > tail * (1 + 1e-12)) break;
+        w = static_cast<int>(k);
+      }
+      const SpacedSamples s = spaced_samples(m, n);
+      const ShiftInterval r = hodges_lehmann_shift(s.x, s.y, confidence);
+      SCOPED_TRACE(testing::Message() << m << "+" << n << " at " << confidence);
+      ASSERT_EQ(r.bounded, w >= 0);
+      if (w < 0) continue;
+      EXPECT_EQ(r.lower, s.sorted_differences[static_cast<std::size_t>(w)]);
+      EXPECT_EQ(
+          r.upper,
+          s.sorted_differences[s.sorted_differences.size() - 1 - static_cast<std::size_t>(w)]);
+    }
+  }
+}
+
+// Large samples take the normal approximation: a pure shift of 5 is found and the interval
+// holds it, narrowly; equal samples give an interval around 0.
+TEST(StatisticsTest, ShiftIntervalOfLargeSamplesHoldsTheShift) {
+  std::vector<double> y;
+  for (int i = 0; i < 80; ++i) y.push_back(std::sin(i * 1.7) * 3.0);
+  std::vector<double> x = y;
+  for (double& v : x) v += 5.0;
+  const ShiftInterval shifted = hodges_lehmann_shift(x, y, 0.95);
+  ASSERT_TRUE(shifted.bounded);
+  EXPECT_DOUBLE_EQ(shifted.estimate, 5.0);
+  EXPECT_LT(shifted.lower, 5.0);
+  EXPECT_GT(shifted.upper, 5.0);
+  EXPECT_GT(shifted.lower, 4.0);
+  EXPECT_LT(shifted.upper, 6.0);
+  const ShiftInterval same = hodges_lehmann_shift(y, y, 0.95);
+  EXPECT_DOUBLE_EQ(same.estimate, 0.0);
+  EXPECT_LT(same.lower, 0.0);
+  EXPECT_GT(same.upper, 0.0);
 }
 
 // R's documentation of t.test, the paired "sleep" example (Student 1908): the ten differences

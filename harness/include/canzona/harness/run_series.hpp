@@ -28,7 +28,10 @@ struct Series {
   std::optional<double> aggregate_cv;         ///< from a `_cv` row when there are no samples
   std::int64_t aggregate_repetitions = 0;
   std::map<std::string, double> counters;  ///< median over repetitions of each user counter
-  std::string label;                       ///< the label as written
+  /// Each user counter's value in every repetition, in file order (empty for a file of
+  /// aggregates): what an interval on a counter needs.
+  std::map<std::string, std::vector<double>> counter_samples;
+  std::string label;                                ///< the label as written
   std::map<std::string, std::string> label_fields;  ///< `key=value` fields of the label
   std::optional<std::string> error;                 ///< the first failure message of any repetition
 

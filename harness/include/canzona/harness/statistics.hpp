@@ -1,10 +1,11 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The statistics the regression gates use: medians, relative spread and the two-sided
-// Mann–Whitney U test as Google Benchmark's compare.py runs it (scipy.stats.mannwhitneyu,
-// method 'auto') for `compare`; Student's t intervals and tests of paired differences, Holm's
-// step-down procedure and a balanced random order of pairs for `ab`. Distributions from
+// The statistics the regression gates and the tables use: medians, relative spread and the
+// two-sided Mann–Whitney U test as Google Benchmark's compare.py runs it
+// (scipy.stats.mannwhitneyu, method 'auto') for `compare`; the Hodges–Lehmann shift with its
+// rank interval for `table`'s speed-ups; Student's t intervals and tests of paired differences,
+// Holm's step-down procedure and a balanced random order of pairs for `ab`. Distributions from
 // Boost.Math.
 #pragma once
 
@@ -36,6 +37,23 @@ struct MannWhitneyResult {
 /// correction of the variance and a continuity correction of 1/2 — scipy's rules, so results
 /// equal compare.py's. Requires both samples non-empty.
 MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y);
+
+/// The Hodges–Lehmann estimate of the shift between two samples (the median of the pairwise
+/// differences x_i − y_j) with its distribution-free confidence interval from the Mann–Whitney
+/// null distribution (Bauer 1972; R's `wilcox.test(x, y, conf.int = TRUE)`): robust to the
+/// outliers of timings, deterministic (no resampling), and valid for any continuous
+/// distribution of the same shape on both sides.
+struct ShiftInterval {
+  double estimate = 0;
+  double lower = 0;  ///< −∞ when the samples are too small for `confidence`
+  double upper = 0;  ///< +∞ likewise
+  bool bounded = false;
+};
+
+/// Exact null distribution up to 2 500 pairs, the normal approximation above. Requires both
+/// samples non-empty and 0 < confidence < 1.
+ShiftInterval hodges_lehmann_shift(std::span<const double> x, std::span<const double> y,
+                                   double confidence);
 
 /// The mean of a sample with its two-sided Student's t confidence interval.
 struct MeanInterval {
