@@ -86,6 +86,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   add(add_compare_command);
   add(add_table_command);
   add(add_plot_command);
+  add(add_report_command);
   add(add_promote_command);
 
   // CLI11 would only say "A subcommand is required" for a mistyped command; name it instead.

@@ -23,6 +23,7 @@ CommandAction add_plan_command(CLI::App& app);
 CommandAction add_plot_command(CLI::App& app);
 CommandAction add_project_command(CLI::App& app);
 CommandAction add_promote_command(CLI::App& app);
+CommandAction add_report_command(CLI::App& app);
 CommandAction add_run_command(CLI::App& app);
 CommandAction add_step_command(CLI::App& app);
 CommandAction add_table_command(CLI::App& app);

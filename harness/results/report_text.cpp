@@ -83,6 +83,32 @@ std::string markdown_text(std::string_view text) {
   return out;
 }
 
+std::string html_text(std::string_view text) {
+  std::string out;
+  for (const char c : one_line(text)) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 std::string markdown_code(std::string_view text) {
   std::string body;
   std::size_t run = 0;

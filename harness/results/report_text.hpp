@@ -21,6 +21,9 @@ std::string one_line(std::string_view text);
 /// `~` where there are two or more) escaped by a backslash.
 std::string markdown_text(std::string_view text);
 
+/// HTML text or attribute value: one line, with `&` `<` `>` `"` `'` as entities.
+std::string html_text(std::string_view text);
+
 /// Markdown code span: one line, in a backtick fence longer than any run of backticks inside,
 /// with `|` escaped (GitHub tables split cells at a bare `|` even inside code spans).
 std::string markdown_code(std::string_view text);

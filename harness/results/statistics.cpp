@@ -8,6 +8,7 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -96,6 +97,48 @@ double standard_error(std::span<const double> values) {
   return sample_stddev(values) / std::sqrt(static_cast<double>(values.size()));
 }
 
+// Pairs (i, j) with x_i − y_j <= t, for x and y sorted ascending: for each x_i the qualifying
+// y_j are a suffix of y (the difference falls as y_j grows, also as rounded), and the suffix
+// only shrinks as x_i grows, so one pass of two indices counts them.
+std::size_t differences_at_most(const std::vector<double>& x, const std::vector<double>& y,
+                                double t) {
+  std::size_t count = 0;
+  std::size_t first = 0;  // first j with x_i − y_j <= t
+  for (const double xi : x) {
+    while (first < y.size() && xi - y[first] > t) ++first;
+    count += y.size() - first;
+  }
+  return count;
+}
+
+// Doubles in their order as unsigned integers (sign-magnitude folded), and back: a bisection
+// over these visits every double between two bounds in at most 64 steps.
+std::uint64_t order_key(double v) {
+  const auto bits = std::bit_cast<std::uint64_t>(v);
+  return (bits >> 63) != 0 ? ~bits : bits | (std::uint64_t{1} << 63);
+}
+
+double from_order_key(std::uint64_t key) {
+  return std::bit_cast<double>((key >> 63) != 0 ? key & ~(std::uint64_t{1} << 63) : ~key);
+}
+
+// The k-th smallest (from 0) of the m·n pairwise differences x_i − y_j, exactly and without
+// forming them: the smallest double t with more than k differences at most t is one of them.
+// O((m + n) · 64) for x and y sorted ascending.
+double kth_difference(const std::vector<double>& x, const std::vector<double>& y, std::size_t k) {
+  std::uint64_t low = order_key(x.front() - y.back());
+  std::uint64_t high = order_key(x.back() - y.front());
+  while (low < high) {
+    const std::uint64_t middle = low + (high - low) / 2;
+    if (differences_at_most(x, y, from_order_key(middle)) > k) {
+      high = middle;
+    } else {
+      low = middle + 1;
+    }
+  }
+  return from_order_key(low);
+}
+
 }  // namespace
 
 double median(std::span<const double> values) {
@@ -177,23 +220,25 @@ ShiftInterval hodges_lehmann_shift(std::span<const double> x, std::span<const do
                                    double confidence) {
   CANZONA_CHECK(!x.empty() && !y.empty(), "a shift interval needs two non-empty samples");
   CANZONA_CHECK(confidence > 0 && confidence < 1, "confidence must lie in (0, 1)");
-  std::vector<double> differences;
-  differences.reserve(x.size() * y.size());
-  for (const double a : x) {
-    for (const double b : y) differences.push_back(a - b);
-  }
-  std::sort(differences.begin(), differences.end());
+  std::vector<double> xs(x.begin(), x.end());
+  std::vector<double> ys(y.begin(), y.end());
+  std::sort(xs.begin(), xs.end());
+  std::sort(ys.begin(), ys.end());
+  const std::size_t pairs = xs.size() * ys.size();
   ShiftInterval r;
-  r.estimate = median(differences);
+  r.estimate =
+      pairs % 2 == 1
+          ? kth_difference(xs, ys, pairs / 2)
+          : 0.5 * (kth_difference(xs, ys, pairs / 2 - 1) + kth_difference(xs, ys, pairs / 2));
   r.lower = -std::numeric_limits<double>::infinity();
   r.upper = std::numeric_limits<double>::infinity();
   // [D_(w+1), D_(mn-w)] (1-based) covers the shift with probability >= confidence, where w is
   // the lower critical value of U at (1 - confidence) / 2 (Bauer 1972; R's wilcox.test).
-  const std::int64_t w = lower_critical_u(x.size(), y.size(), (1 - confidence) / 2);
+  const std::int64_t w = lower_critical_u(xs.size(), ys.size(), (1 - confidence) / 2);
   if (w >= 0) {
     const auto k = static_cast<std::size_t>(w);
-    r.lower = differences[k];
-    r.upper = differences[differences.size() - 1 - k];
+    r.lower = kth_difference(xs, ys, k);
+    r.upper = kth_difference(xs, ys, pairs - 1 - k);
     r.bounded = true;
   }
   return r;

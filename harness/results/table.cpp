@@ -56,13 +56,27 @@ std::string speedup_text(const GridCell& c, TableFormat format) {
   return text + mark_of(c, format);
 }
 
-// A cell in Markdown or LaTeX; key cells come from the run file and are escaped.
+// Text from a run file in `format`.
+std::string escaped(const std::string& text, TableFormat format) {
+  switch (format) {
+    case TableFormat::kLatex:
+      return latex_text(text);
+    case TableFormat::kHtml:
+      return html_text(text);
+    case TableFormat::kMarkdown:
+    case TableFormat::kCsv:
+      break;
+  }
+  return markdown_text(text);
+}
+
+// A cell in Markdown, LaTeX or HTML; key cells come from the run file and are escaped.
 std::string cell_text(const GridCell& c, TableFormat format) {
   switch (c.kind) {
     case GridCell::Kind::kMissing:
       return "-";
     case GridCell::Kind::kKey:
-      return format == TableFormat::kLatex ? latex_text(c.text) : markdown_text(c.text);
+      return escaped(c.text, format);
     case GridCell::Kind::kLatency:
       return latency_text(c, format);
     case GridCell::Kind::kSpeedup:
@@ -76,7 +90,7 @@ std::string cell_text(const GridCell& c, TableFormat format) {
 // The sentences under a table, in reading order; text from the run files escaped for `format`.
 std::vector<std::string> notes_of(const Grid& grid, TableFormat format) {
   const bool latex = format == TableFormat::kLatex;
-  const auto text = [&](const std::string& t) { return latex ? latex_text(t) : markdown_text(t); };
+  const auto text = [&](const std::string& t) { return escaped(t, format); };
   std::vector<std::string> notes;
   for (std::size_t i = 0; i < grid.topologies.size(); ++i) {
     const std::string& topology = grid.topologies[i];
@@ -107,12 +121,17 @@ std::vector<std::string> notes_of(const Grid& grid, TableFormat format) {
   return notes;
 }
 
-std::string render_markdown(const std::vector<Run>& runs, const std::vector<Grid>& grids) {
+std::string render_markdown(const std::vector<Run>& runs, const std::vector<Grid>& grids,
+                            const TableOptions& options) {
   std::string md;
-  for (const Run& run : runs) {
-    for (const std::string& line : provenance_lines(run)) md += "> " + markdown_text(line) + "  \n";
+  if (options.provenance) {
+    for (const Run& run : runs) {
+      for (const std::string& line : provenance_lines(run)) {
+        md += "> " + markdown_text(line) + "  \n";
+      }
+    }
+    md += "\n";
   }
-  md += "\n";
   for (const Grid& grid : grids) {
     md += fmt::format("### {} — {} (ms, median ±relative spread)\n\n", markdown_text(grid.family),
                       grid.title);
@@ -130,6 +149,42 @@ std::string render_markdown(const std::vector<Run>& runs, const std::vector<Grid
     for (const std::string& note : notes_of(grid, TableFormat::kMarkdown)) md += note + "\n\n";
   }
   return md;
+}
+
+// An HTML fragment (no <html> or <head>): a report or a page embeds it.
+std::string render_html(const std::vector<Run>& runs, const std::vector<Grid>& grids,
+                        const TableOptions& options) {
+  std::string html;
+  if (options.provenance) {
+    html += "<p class=\"provenance\">";
+    std::vector<std::string> lines;
+    for (const Run& run : runs) {
+      for (const std::string& line : provenance_lines(run)) lines.push_back(html_text(line));
+    }
+    html += fmt::format("{}</p>\n", fmt::join(lines, "<br>\n"));
+  }
+  for (const Grid& grid : grids) {
+    html += fmt::format("<h3>{} — {} (ms, median ±relative spread)</h3>\n<table>\n<thead><tr>",
+                        html_text(grid.family), grid.title);
+    for (const auto& column : grid.columns) {
+      html += fmt::format("<th{}>{}</th>", column.key() ? "" : " class=\"num\"",
+                          html_text(column.header));
+    }
+    html += "</tr></thead>\n<tbody>\n";
+    for (const auto& row : grid.rows) {
+      html += "<tr>";
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        html += fmt::format("<td{}>{}</td>", grid.columns[c].key() ? "" : " class=\"num\"",
+                            cell_text(row[c], TableFormat::kHtml));
+      }
+      html += "</tr>\n";
+    }
+    html += "</tbody>\n</table>\n";
+    for (const std::string& note : notes_of(grid, TableFormat::kHtml)) {
+      html += "<p class=\"note\">" + note + "</p>\n";
+    }
+  }
+  return html;
 }
 
 // A table as LaTeX cells, before it is split into floats.
@@ -410,7 +465,8 @@ std::string render_table(const std::vector<Run>& runs, const TableOptions& optio
   std::vector<Grid> grids;
   for (const FamilyTable& t : tables) grids.push_back(table_grid::make_grid(t, options));
   if (options.format == TableFormat::kLatex) return render_latex(runs, grids);
-  return render_markdown(runs, grids);
+  if (options.format == TableFormat::kHtml) return render_html(runs, grids, options);
+  return render_markdown(runs, grids, options);
 }
 
 std::string render_table(const Run& run, const TableOptions& options) {

@@ -39,7 +39,8 @@ int table(const TableCommandOptions& o, std::ostream& out) {
   TableOptions options;
   options.format = std::map<std::string, TableFormat>{{"md", TableFormat::kMarkdown},
                                                       {"csv", TableFormat::kCsv},
-                                                      {"latex", TableFormat::kLatex}}
+                                                      {"latex", TableFormat::kLatex},
+                                                      {"html", TableFormat::kHtml}}
                        .at(o.format);
   options.layout = o.compare_optimizers ? TableLayout::kOptimizers : TableLayout::kStrategies;
   if (!o.baseline.empty()) options.baseline = o.baseline;
@@ -68,9 +69,11 @@ CommandAction add_table_command(CLI::App& app) {
                   "Run JSON files (canzona-bench run or a suite's output); several are merged "
                   "into one table per family")
       ->required();
-  cmd->add_option("--format", o->format, "md, csv (one line per benchmark) or latex")
+  cmd->add_option("--format", o->format,
+                  "md, csv (one line per benchmark), latex (booktabs, graphicx) or html (a "
+                  "fragment)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"md", "csv", "latex"}));
+      ->check(CLI::IsMember({"md", "csv", "latex", "html"}));
   CLI::Option* baseline =
       cmd->add_option("--baseline", o->baseline, "Show only canzona and this strategy");
   cmd->add_option("--strategies", o->strategies, "Show only these strategies, in this order")

@@ -101,6 +101,8 @@ void write(const fs::path& path, const std::string& bytes) {
 // The scratch files the cases refer to.
 void make_inputs(const fs::path& dir) {
   fs::create_directories(dir / "a-directory");
+  fs::create_directories(dir / "used-folder");
+  write(dir / "used-folder" / "notes.txt", "kept");
   const float nan = std::numeric_limits<float>::quiet_NaN();
   write(dir / "overflow.npy", npy_header("(4294967296, 4294967296)"));
   write(dir / "param.npy", npy_floats("(2, 2)", {0.1f, 0.2f, 0.3f, 0.4f}));
@@ -363,6 +365,14 @@ std::vector<BadInput> bad_inputs() {
        {"table", "{dir}/good-run.json", "--out", ""},
        2,
        "table --out needs a path, not an empty word"},
+      {"report into a folder that holds other files",
+       {"report", "{dir}/good-run.json", "--out", "{dir}/used-folder"},
+       2,
+       "exists and is not an empty folder; remove it or choose a new folder"},
+      {"report into a folder whose parent is missing",
+       {"report", "{dir}/good-run.json", "--out", "{dir}/missing/report"},
+       2,
+       "/missing does not exist"},
       {"run --ranks 0 (a range in words)",
        {"run", "--ranks", "0"},
        2,
@@ -370,7 +380,7 @@ std::vector<BadInput> bad_inputs() {
       {"table: unknown --format",
        {"table", "{dir}/good-run.json", "--format", "xml"},
        2,
-       "--format: xml not in {md,csv,latex}"},
+       "--format: xml not in {md,csv,latex,html}"},
       {"plot: a directory as --plan",
        {"plot", "--plan", "{dir}/a-directory", "--out", "{dir}/figures"},
        2,

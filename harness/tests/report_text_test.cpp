@@ -58,6 +58,14 @@ TEST(ReportTextTest, LatexTextEscapesEverySpecialCharacter) {
   EXPECT_EQ(latex_text("\xff"), "[U+FFFD]");
 }
 
+TEST(ReportTextTest, HtmlTextCannotOpenTagsOrLeaveAnAttribute) {
+  EXPECT_EQ(html_text("<script>alert('x')</script>"),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
+  EXPECT_EQ(html_text("a\" onload=\"x & y"), "a&quot; onload=&quot;x &amp; y");
+  EXPECT_EQ(html_text("line\n<b>"), "line\\n&lt;b&gt;");
+  EXPECT_EQ(html_text("2×1 ±3"), "2×1 ±3");
+}
+
 TEST(ReportTextTest, CsvFieldsQuoteAndDisarmFormulas) {
   EXPECT_EQ(csv_field("qwen3-8b"), "qwen3-8b");
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <random>
 #include <vector>
 
 namespace canzona::harness {
@@ -164,6 +165,61 @@ TEST(StatisticsTest, ShiftIntervalAgreesWithEnumeratedNullDistribution) {
           s.sorted_differences[s.sorted_differences.size() - 1 - static_cast<std::size_t>(w)]);
     }
   }
+}
+
+// The estimate and the bounds are order statistics of the m·n differences, found without forming
+// them: checked against the differences formed one by one, on samples with ties and signs.
+TEST(StatisticsTest, ShiftIntervalMatchesTheDifferencesFormedOneByOne) {
+  std::mt19937_64 engine(20261128);
+  std::uniform_int_distribution<int> size(1, 40);
+  std::uniform_int_distribution<int> value(-30, 30);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> x(static_cast<std::size_t>(size(engine)));
+    std::vector<double> y(static_cast<std::size_t>(size(engine)));
+    for (double& v : x) v = value(engine) * 0.25;  // few distinct values: many ties
+    for (double& v : y) v = value(engine) * 0.1;
+    std::vector<double> differences;
+    for (const double a : x) {
+      for (const double b : y) differences.push_back(a - b);
+    }
+    std::sort(differences.begin(), differences.end());
+    const ShiftInterval r = hodges_lehmann_shift(x, y, 0.9);
+    SCOPED_TRACE(testing::Message() << "trial " << trial);
+    EXPECT_EQ(r.estimate, median(differences));
+    if (!r.bounded) continue;
+    // lower = D_(k) and upper = D_(N-1-k) for one k.
+    const auto below = [&](double v) {
+      return static_cast<std::size_t>(std::lower_bound(differences.begin(), differences.end(), v) -
+                                      differences.begin());
+    };
+    const auto through = [&](double v) {
+      return static_cast<std::size_t>(std::upper_bound(differences.begin(), differences.end(), v) -
+                                      differences.begin());
+    };
+    const std::size_t n = differences.size();
+    ASSERT_LT(below(r.lower), through(r.lower)) << "lower is one of the differences";
+    ASSERT_LT(below(r.upper), through(r.upper)) << "upper is one of the differences";
+    bool symmetric = false;
+    for (std::size_t k = below(r.lower); k < through(r.lower); ++k) {
+      symmetric = symmetric || (below(r.upper) <= n - 1 - k && n - 1 - k < through(r.upper));
+    }
+    EXPECT_TRUE(symmetric) << r.lower << " " << r.upper;
+  }
+}
+
+// Samples far beyond what forming every difference would allow (4e10 pairs) are answered.
+TEST(StatisticsTest, ShiftIntervalOfHugeSamplesNeedsNoPairs) {
+  std::vector<double> x(200000);
+  std::vector<double> y(200000);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = 10.0 + std::sin(static_cast<double>(i));
+    y[i] = std::cos(static_cast<double>(i) * 1.3);
+  }
+  const ShiftInterval r = hodges_lehmann_shift(x, y, 0.95);
+  ASSERT_TRUE(r.bounded);
+  EXPECT_NEAR(r.estimate, 10.0, 0.05);
+  EXPECT_LT(r.lower, r.estimate);
+  EXPECT_GT(r.upper, r.estimate);
 }
 
 // Large samples take the normal approximation: a pure shift of 5 is found and the interval

@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     harness::comparison_markdown(comparison, /*changes_only=*/false);
     harness::comparison_json(comparison).dump();
     for (const auto format : {harness::TableFormat::kMarkdown, harness::TableFormat::kCsv,
-                              harness::TableFormat::kLatex}) {
+                              harness::TableFormat::kLatex, harness::TableFormat::kHtml}) {
       harness::TableOptions table;
       table.format = format;
       harness::render_table(run, table);

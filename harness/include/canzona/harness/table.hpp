@@ -4,7 +4,8 @@
 // Publication tables of runs: the paper's layout (one line per model × GPU count × optimizer,
 // one latency column per metric and strategy, Canzona's speed-up over each baseline with its
 // 95 % interval, imbalance and communication) or optimizers side by side; Markdown, LaTeX
-// (booktabs, one float per model, notes and provenance under it) or tidy CSV. Projected cells
+// (booktabs, one float per model, notes and provenance under it), an HTML fragment or tidy
+// CSV. Projected cells
 // are marked and footnoted with their topology; every table opens with the runs' provenance.
 #pragma once
 
@@ -16,7 +17,7 @@
 
 namespace canzona::harness {
 
-enum class TableFormat { kMarkdown, kCsv, kLatex };
+enum class TableFormat { kMarkdown, kCsv, kLatex, kHtml };
 
 enum class TableLayout {
   kStrategies,  ///< columns are strategies (the paper's table)
@@ -29,6 +30,7 @@ struct TableOptions {
   std::optional<std::string> baseline;  ///< keep only Canzona and this strategy
   std::vector<std::string> strategies;  ///< keep only these strategies (in this order)
   std::optional<std::string> filter;    ///< RE2 pattern on the registered name
+  bool provenance = true;  ///< open with the runs' provenance (a report states it once itself)
 };
 
 /// The strategy whose speed-up the table reports.
