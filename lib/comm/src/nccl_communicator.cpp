@@ -23,11 +23,6 @@
 #include <utility>
 #include <vector>
 
-#if CANZONA_WITH_MPI
-#include "canzona/comm/mpi_communicator.hpp"
-#include "mpi_check.hpp"
-#endif
-
 namespace canzona::comm {
 namespace {
 
@@ -181,34 +176,29 @@ NcclCommunicator::NcclCommunicator(NcclComm comm, std::string name)
         return word;
       })) {}
 
-#if CANZONA_WITH_MPI
-std::unique_ptr<NcclCommunicator> NcclCommunicator::create(MpiCommunicator& bootstrap,
+std::unique_ptr<NcclCommunicator> NcclCommunicator::create(const NcclBootstrap& bootstrap,
                                                            std::string name, int device) {
   if (device < 0) {
-    const NodeRanks node = bootstrap.node_ranks();
     const int devices = cuda::device_count();
-    if (node.local_size > devices) {
+    if (bootstrap.local_size > devices) {
       throw ConfigError(fmt::format(
           "NcclCommunicator::create: {} ranks share this node but it has {} CUDA device(s); NCCL "
           "needs one GPU per rank: launch at most {} ranks per node",
-          node.local_size, devices, devices));
+          bootstrap.local_size, devices, devices));
     }
-    device = node.local_rank;
+    device = bootstrap.local_rank;
   }
   // The rank's device, current from now on: the communicator, the backend made with its
   // default device, and every later context of this thread live on it (not on GPU 0).
   cuda::use_device(device);
   NcclUniqueId id;
-  if (bootstrap.rank() == 0) {
+  if (bootstrap.rank == 0) {
     id = NcclUniqueId::create();
   }
-  // Raw MPI_Bcast on the bootstrap's communicator: keeps the bootstrap out of its trace.
-  CANZONA_MPI_CHECK(MPI_Bcast(id.bytes().data(), static_cast<int>(id.bytes().size()), MPI_BYTE, 0,
-                              bootstrap.native()));
-  NcclComm comm = NcclComm::init_rank(id, bootstrap.size(), bootstrap.rank(), device);
+  bootstrap.broadcast_from_rank0(id.bytes());
+  NcclComm comm = NcclComm::init_rank(id, bootstrap.size, bootstrap.rank, device);
   return std::unique_ptr<NcclCommunicator>(new NcclCommunicator(std::move(comm), std::move(name)));
 }
-#endif
 
 std::vector<std::unique_ptr<NcclCommunicator>> NcclCommunicator::create_local(
     std::span<const int> devices, std::string name) {

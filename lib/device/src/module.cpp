@@ -11,7 +11,7 @@
 #include "device_parts.hpp"
 #include "stack_versions.hpp"
 
-#if CANZONA_WITH_NCCL && CANZONA_WITH_MPI
+#if CANZONA_WITH_NCCL
 #include <canzona/comm/nccl_communicator.hpp>
 #endif
 
@@ -22,8 +22,8 @@ namespace {
 
 backend::Backend* make_cuda_backend(int device) { return new backend::CudaBackend(device); }
 
-#if CANZONA_WITH_NCCL && CANZONA_WITH_MPI
-comm::Communicator* make_nccl_communicator(comm::MpiCommunicator& bootstrap,
+#if CANZONA_WITH_NCCL
+comm::Communicator* make_nccl_communicator(const comm::NcclBootstrap& bootstrap,
                                            const std::string& name, int device) {
   return comm::NcclCommunicator::create(bootstrap, name, device).release();
 }
@@ -39,7 +39,7 @@ DeviceModule make_table() {
   m.total_memory_bytes = &cuda::total_memory_bytes;
   m.free_memory_bytes = &cuda::free_memory_bytes;
   m.make_cuda_backend = &make_cuda_backend;
-#if CANZONA_WITH_NCCL && CANZONA_WITH_MPI
+#if CANZONA_WITH_NCCL
   m.make_nccl_communicator = &make_nccl_communicator;
 #endif
 #if CANZONA_WITH_NCCL

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "canzona/comm/communicator.hpp"
+#include "canzona/comm/nccl_bootstrap.hpp"
 #include "canzona/comm/nccl_comm.hpp"
 #include "canzona/comm/nccl_schedule.hpp"
 #include "canzona/comm/trace.hpp"
@@ -23,7 +24,6 @@
 
 namespace canzona::comm {
 
-class MpiCommunicator;
 class NcclEventPool;
 
 /// Communicator over an NCCL communicator; buffers are device memory on device().
@@ -56,16 +56,15 @@ class NcclEventPool;
 /// split() and finalize() must be called by the threads of all local ranks concurrently.
 class NcclCommunicator final : public Communicator {
  public:
-#if CANZONA_WITH_MPI
-  /// Multi-process (and multi-node) creation, collective over `bootstrap`: rank 0 creates the
-  /// ncclUniqueId, MPI broadcasts it, every rank calls ncclCommInitRank. `device` < 0 picks the
-  /// rank's index among the ranks of its node (MPI_COMM_TYPE_SHARED), which must be below the
-  /// node's device count (ConfigError otherwise). The chosen device becomes the calling thread's
-  /// current device for good (cuda::use_device), so the cuda backend made afterwards with its
-  /// default device lands on the same GPU. Ranks follow bootstrap.rank().
-  static std::unique_ptr<NcclCommunicator> create(MpiCommunicator& bootstrap,
+  /// Multi-process (and multi-node) creation, collective over the group `bootstrap` describes:
+  /// rank 0 creates the ncclUniqueId, the bootstrap broadcasts it, every rank calls
+  /// ncclCommInitRank. `device` < 0 picks the rank's index among the group's ranks on its node,
+  /// which must be below the node's device count (ConfigError otherwise). The chosen device
+  /// becomes the calling thread's current device for good (cuda::use_device), so the cuda
+  /// backend made afterwards with its default device lands on the same GPU. Ranks follow
+  /// bootstrap.rank.
+  static std::unique_ptr<NcclCommunicator> create(const NcclBootstrap& bootstrap,
                                                   std::string name = "world", int device = -1);
-#endif
   /// One process driving several local GPUs (nccl-tests -g mode): ncclCommInitAll over
   /// `devices`, returning communicator i (rank i) on devices[i]. Hand each to its own thread.
   static std::vector<std::unique_ptr<NcclCommunicator>> create_local(std::span<const int> devices,

@@ -21,7 +21,7 @@ class Backend;
 }
 namespace comm {
 class Communicator;
-class MpiCommunicator;
+struct NcclBootstrap;
 }  // namespace comm
 namespace exec {
 class CommOrdering;
@@ -29,7 +29,7 @@ class StepTimer;
 }  // namespace exec
 
 /// Bumped whenever DeviceModule changes; a module of another layout is refused.
-inline constexpr std::uint32_t kDeviceModuleAbi = 3;
+inline constexpr std::uint32_t kDeviceModuleAbi = 4;
 
 /// What the module provides. Factories return owning raw pointers (wrapped by the callers into
 /// unique_ptr; the objects' destructors live in the module, which is never unloaded). A null
@@ -48,7 +48,9 @@ struct DeviceModule {
   std::int64_t (*total_memory_bytes)(int index) noexcept = nullptr;
   std::int64_t (*free_memory_bytes)(int index) noexcept = nullptr;
   backend::Backend* (*make_cuda_backend)(int device) = nullptr;
-  comm::Communicator* (*make_nccl_communicator)(comm::MpiCommunicator& bootstrap,
+  /// The NCCL communicator of a group; the module links no MPI, the host side fills the
+  /// bootstrap (comm/nccl_factory.hpp).
+  comm::Communicator* (*make_nccl_communicator)(const comm::NcclBootstrap& bootstrap,
                                                 const std::string& name, int device) = nullptr;
   exec::CommOrdering* (*make_stream_ordering)(backend::Backend& backend) = nullptr;
   exec::StepTimer* (*make_event_timer)(backend::Backend& backend) = nullptr;
