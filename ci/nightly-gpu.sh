@@ -59,6 +59,7 @@ artifacts:
   ab.md / ab.json        the gate of the nightly preset: every row with its interval, every pair
   <name>.json            the run            compare-<name>.md / .json   compare's report
   table-<name>.md        the run's table    plots/                      figures of the runs
+  report-<name>/         report.md and report.html: provenance, tables and figures of the run
   candidate-<name>.json  a run with no accepted run yet      gpu-check/report.md, tests.log
   summary.md
 
@@ -171,6 +172,9 @@ gate() {
       >/dev/null 2>&1 || note "${name}: no table (no strategy or optimizer axis)"
   "${bench}" plot "${run}" --out "${artifacts}/plots" >/dev/null 2>&1 ||
     note "${name}: no figures (needs strategies in the names and python3-matplotlib)"
+  # One page per run (tables, figures, provenance) to attach where the night is discussed.
+  "${bench}" report "${run}" --out "${artifacts}/report-${name}" >/dev/null 2>&1 ||
+    note "${name}: no report (see the table and plot notes above)"
 }
 
 runs=()

@@ -21,6 +21,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -62,7 +63,7 @@ std::string figure_title(const fs::path& figure) {
 }
 
 std::string markdown_page(const Run& run, const std::string& tables,
-                          const std::vector<fs::path>& figures) {
+                          const std::vector<fs::path>& figures, const std::string& no_figures) {
   std::string md = fmt::format("# Canzona Bench report: {}\n\n",
                                markdown_text(fs::path(run.source).filename().string()));
   for (const std::string& line : provenance_lines(run)) md += "> " + markdown_text(line) + "  \n";
@@ -72,6 +73,7 @@ std::string markdown_page(const Run& run, const std::string& tables,
       figures.size());
   md += "## Tables\n\n" + tables;
   md += "## Figures\n\n";
+  if (!no_figures.empty()) md += "No figures: " + markdown_text(no_figures) + "\n\n";
   for (const fs::path& figure : figures) {
     md += fmt::format("### {}\n\n![{}](figures/{})\n\n", markdown_text(figure_title(figure)),
                       markdown_text(figure_title(figure)), figure.filename().string());
@@ -80,7 +82,7 @@ std::string markdown_page(const Run& run, const std::string& tables,
 }
 
 std::string html_page(const Run& run, const std::string& tables,
-                      const std::vector<fs::path>& figures) {
+                      const std::vector<fs::path>& figures, const std::string& no_figures) {
   const std::string name = html_text(fs::path(run.source).filename().string());
   std::string html = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -103,6 +105,7 @@ std::string html_page(const Run& run, const std::string& tables,
       "measurements; every speed-up on measured rows carries its 95 % interval.</p>\n",
       figures.size());
   html += "<h2>Tables</h2>\n" + tables + "<h2>Figures</h2>\n";
+  if (!no_figures.empty()) html += "<p>No figures: " + html_text(no_figures) + "</p>\n";
   for (const fs::path& figure : figures) {
     const std::string title = html_text(figure_title(figure));
     html += fmt::format(
@@ -142,6 +145,10 @@ int report(const ReportOptions& o, std::ostream& out) {
 
   TableOptions table;
   table.provenance = false;
+  // Runs without strategies in their names (the kernels suite) have optimizers side by side.
+  const bool strategies = std::any_of(run.series.begin(), run.series.end(),
+                                      [](const Series& s) { return !s.name.strategy.empty(); });
+  table.layout = strategies ? TableLayout::kStrategies : TableLayout::kOptimizers;
   if (!o.filter.empty()) table.filter = o.filter;
   table.format = TableFormat::kMarkdown;
   const std::string markdown_tables = render_table(run, table);
@@ -155,10 +162,19 @@ int report(const ReportOptions& o, std::ostream& out) {
   fs::remove_all(staging, ec);
   fs::create_directories(staging / "figures");
   try {
-    const std::vector<fs::path> figures =
-        draw_run_figures(o.run, staging / "figures", o.filter, o.allow_debug, std::cerr);
-    io::write_file_atomically(staging / "report.md", markdown_page(run, markdown_tables, figures));
-    io::write_file_atomically(staging / "report.html", html_page(run, html_tables, figures));
+    // A run plot cannot draw (no strategy axis: the kernels suite) still gets its page.
+    std::vector<fs::path> figures;
+    std::string no_figures;
+    try {
+      figures = draw_run_figures(o.run, staging / "figures", o.filter, o.allow_debug, std::cerr);
+    } catch (const ConfigError& e) {
+      no_figures = e.what();
+    }
+    if (figures.empty()) fs::remove(staging / "figures", ec);
+    io::write_file_atomically(staging / "report.md",
+                              markdown_page(run, markdown_tables, figures, no_figures));
+    io::write_file_atomically(staging / "report.html",
+                              html_page(run, html_tables, figures, no_figures));
     if (fs::exists(target)) fs::remove(target);  // the empty folder check_report_folder allowed
     fs::rename(staging, target);
     out << fmt::format("report written to {}: report.md, report.html, {} figure(s) in figures/\n",
