@@ -24,6 +24,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
 #include <memory>
 #include <ostream>
 #include <random>
@@ -40,11 +43,72 @@ namespace fs = std::filesystem;
 // straggler's time outside them (results/SCHEMA.md): stacked they make the step. `idle` is not
 // stacked: it is the part of the phases spent blocked on collectives. The drawing script stacks
 // them in this order.
-std::vector<std::string> stacked_phases() {
+std::vector<std::string> step_phases() {
   std::vector<std::string> phases(plan::reported_phase_names().begin(),
                                   plan::reported_phase_names().end());
   phases.emplace_back("other");
   return phases;
+}
+
+// The parts of a training iteration (E2EIteration, results/SCHEMA.md) in the order they run.
+// Measured rows have forward, backward, optimizer (`step_ms`) and other; projected rows have
+// forward, backward, the TP all-reduces, the exposed DP sync and the exposed optimizer step,
+// which add up to the projected iteration.
+std::vector<std::string> e2e_phases() {
+  return {"forward", "backward", "tp_comm", "dp_sync_exposed", "optimizer", "other"};
+}
+
+nlohmann::json step_phase_times(const Series& s) {
+  nlohmann::json phases = nlohmann::json::object();
+  for (const std::string& phase : step_phases()) {
+    if (const auto v = s.counter(phase + "_ms")) phases[phase] = *v;
+  }
+  return phases;
+}
+
+nlohmann::json e2e_phase_times(const Series& s) {
+  nlohmann::json phases = nlohmann::json::object();
+  double named = 0.0;
+  const auto add = [&](const std::string& phase, const std::string& counter) {
+    if (const auto v = s.counter(counter)) {
+      phases[phase] = *v;
+      named += *v;
+    }
+  };
+  add("forward", "forward_ms");
+  add("backward", "backward_ms");
+  add("tp_comm", "tp_comm_ms");
+  add("dp_sync_exposed", "dp_sync_exposed_ms");
+  add("optimizer", s.projected() ? "optimizer_exposed_ms" : "step_ms");
+  // Counters are medians over repetitions, and medians do not add up: `other` is the rest of
+  // the median iteration, so the stack is the iteration the latency figure shows.
+  if (!s.projected() && s.counter("other_ms"))
+    phases["other"] = std::max(0.0, s.median_ms() - named);
+  return phases;
+}
+
+nlohmann::json phase_times(const Series& s) {
+  return s.name.family == "E2EIteration" ? e2e_phase_times(s) : step_phase_times(s);
+}
+
+// Linear interpolation between the order statistics (the usual "type 7" quantile).
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const double at = q * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<std::size_t>(at);
+  const std::size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (at - static_cast<double>(below)) * (values[above] - values[below]);
+}
+
+// What a figure says about where its run was made (the footer of a projection names the host
+// that computed it rather than presenting it as the measured machine).
+nlohmann::json source_json(const Run& run) {
+  return {{"file", fs::path(run.source).filename().string()},
+          {"git", run.context_or("canzona_git_sha", "?")},
+          {"build", run.context_or("canzona_build_type", "?")},
+          {"date", run.context_or("date", "?")},
+          {"host", run.context_or("host_name", "?")}};
 }
 
 // Trend figures with more lines than this are unreadable.
@@ -61,10 +125,8 @@ struct PlotOptions {
 };
 
 nlohmann::json series_json(const Run& run, const Series& s) {
-  nlohmann::json phases = nlohmann::json::object();
-  for (const std::string& phase : stacked_phases()) {
-    if (const auto v = s.counter(phase + "_ms")) phases[phase] = *v;
-  }
+  // The paper's metric beside the full step where the row has it (results/SCHEMA.md).
+  const std::optional<double> optimizer_ms = s.counter("optimizer_ms");
   return {{"name", s.name.key},
           {"family", s.name.family},
           {"optimizer", s.name.optimizer},
@@ -76,8 +138,9 @@ nlohmann::json series_json(const Run& run, const Series& s) {
           {"projected", s.projected()},
           {"topology", s.projected() ? projection_topology(run, s) : ""},
           {"median_ms", s.median_ms()},
+          {"optimizer_ms", optimizer_ms ? nlohmann::json(*optimizer_ms) : nlohmann::json()},
           {"cv", s.cv()},
-          {"phases", std::move(phases)}};
+          {"phases", phase_times(s)}};
 }
 
 nlohmann::json run_data(const PlotOptions& o) {
@@ -98,8 +161,21 @@ nlohmann::json run_data(const PlotOptions& o) {
   }
   return {{"kind", "run"},
           {"provenance", provenance_lines(run)},
-          {"phase_order", stacked_phases()},
+          {"source", source_json(run)},
+          {"phase_order", {{"OptimizerStep", step_phases()}, {"E2EIteration", e2e_phases()}}},
           {"series", std::move(series)}};
+}
+
+// One benchmark of one night: its median and the spread of its repetitions (the band of the
+// trend), and whether it is a projection.
+nlohmann::json history_row(const Run& run, const Series& s) {
+  const double median = s.median_ms();
+  const bool spread = !s.samples_ms.empty();
+  return {{"median", median},
+          {"q1", spread ? quantile(s.samples_ms, 0.25) : median},
+          {"q3", spread ? quantile(s.samples_ms, 0.75) : median},
+          {"projected", s.projected()},
+          {"topology", s.projected() ? projection_topology(run, s) : ""}};
 }
 
 nlohmann::json history_data(const PlotOptions& o) {
@@ -122,17 +198,17 @@ nlohmann::json history_data(const PlotOptions& o) {
   for (const fs::path& file : files) {
     const Run run = read_run(file);
     require_canzona_provenance(run.context, run.source, o.allow_debug);
-    nlohmann::json medians = nlohmann::json::object();
+    nlohmann::json rows = nlohmann::json::object();
     for (const Series& s : run.series) {
       const std::string name = bench::registered_name(s.name);
       if (s.error || (filter && !filter->matches(name))) continue;
-      medians[name] = s.median_ms();
+      rows[name] = history_row(run, s);
       names.insert(name);
     }
     runs.push_back({{"file", file.filename().string()},
                     {"date", run.context_or("date", "")},
                     {"git", run.context_or("canzona_git_sha", "?")},
-                    {"medians", std::move(medians)}});
+                    {"rows", std::move(rows)}});
   }
   if (names.empty()) throw ConfigError(fmt::format("--filter '{}' matches nothing", o.filter));
   if (names.size() > kMaxHistoryLines) {
@@ -212,6 +288,36 @@ std::string shell_quote(const std::string& text) {
   return quoted + "'";
 }
 
+// A file removed when this goes out of scope.
+struct TemporaryFile {
+  fs::path path;
+  explicit TemporaryFile(fs::path p) : path(std::move(p)) {}
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  ~TemporaryFile() {
+    std::error_code ignored;
+    fs::remove(path, ignored);
+  }
+};
+
+std::string read_if_present(const fs::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Runs `command`, passing each line it prints on to `out` as it comes (the script's progress,
+// "figure 3/40: NAME", is worth seeing during a large run), and returns its exit code.
+int run_streaming(const std::string& command, std::ostream& out) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  if (!pipe) throw Error("cannot start " + python());
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe.get()) != nullptr) {
+    out << buffer.data() << std::flush;
+  }
+  const int status = pclose(pipe.release());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
 int plot(const PlotOptions& o, std::ostream& out) {
   const int inputs = !o.run.empty() + !o.history.empty() + !o.plans.empty();
   if (inputs != 1) {
@@ -227,38 +333,28 @@ int plot(const PlotOptions& o, std::ostream& out) {
   fs::create_directories(o.out, ec);
   if (ec) throw ConfigError(fmt::format("cannot create --out '{}': {}", o.out, ec.message()));
 
-  // The data goes through a file in --out, removed afterwards whatever happens.
+  // The data and the script's messages go through files in --out, removed afterwards whatever
+  // happens.
   std::mt19937_64 rng(std::random_device{}());
-  const fs::path data_file = fs::path(o.out) / fmt::format(".plot-data-{:016x}.json", rng());
-  io::write_file_atomically(data_file, data.dump());
-  struct Remove {
-    fs::path path;
-    ~Remove() {
-      std::error_code ignored;
-      fs::remove(path, ignored);
-    }
-  } remove{data_file};
-  const std::string command =
-      fmt::format("{} {} --data {} --out {} --format {} 2>&1", shell_quote(python()),
-                  shell_quote(script.string()), shell_quote(data_file.string()), shell_quote(o.out),
-                  shell_quote(o.format));
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) throw Error("cannot start " + python());
-  std::string output;
-  std::array<char, 4096> buffer{};
-  while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) {
-    output.append(buffer.data(), n);
-  }
-  const int status = pclose(pipe.release());
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  const std::string stem = fmt::format(".plot-data-{:016x}", rng());
+  const TemporaryFile data_file{fs::path(o.out) / (stem + ".json")};
+  const TemporaryFile errors_file{fs::path(o.out) / (stem + ".err")};
+  io::write_file_atomically(data_file.path, data.dump());
+  const std::string command = fmt::format(
+      "{} {} --data {} --out {} --format {} 2>{}", shell_quote(python()),
+      shell_quote(script.string()), shell_quote(data_file.path.string()), shell_quote(o.out),
+      shell_quote(o.format), shell_quote(errors_file.path.string()));
+  const int code = run_streaming(command, out);
+  const std::string errors = read_if_present(errors_file.path);
   if (code != 0 && !out_existed) {
-    fs::remove(data_file, ec);
+    fs::remove(data_file.path, ec);
+    fs::remove(errors_file.path, ec);
     fs::remove(o.out, ec);  // only when empty: a figure already written stays
   }
-  if (code == 2) throw ConfigError(output);  // the script's own "bad input" (e.g. no matplotlib)
+  if (code == 2) throw ConfigError(errors);  // the script's own "bad input" (e.g. no matplotlib)
   if (code != 0)
-    throw Error(fmt::format("{} failed (exit {}):\n{}", script.string(), code, output));
-  out << output;
+    throw Error(fmt::format("{} failed (exit {}):\n{}", script.string(), code, errors));
+  std::cerr << errors;  // warnings of a run that worked
   return kExitOk;
 }
 
@@ -268,8 +364,9 @@ CommandAction add_plot_command(CLI::App& app) {
   auto o = std::make_shared<PlotOptions>();
   CLI::App* cmd = app.add_subcommand(
       "plot",
-      "Figures: step latency vs GPU count per strategy (projected points hollow) and phase "
-      "breakdown of a run, per-rank load bars of plans, or a trend across nightly runs");
+      "Figures: latency vs GPU count per strategy (projected points hollow; bars for a single "
+      "GPU count) and phase breakdown (a panel per configuration) of a run, per-rank load bars "
+      "of plans, or a trend across nightly runs; prints a line per figure as it is written");
   cmd->add_option("run", o->run, "Run JSON (canzona-bench run or a suite's output)");
   cmd->add_option("--history", o->history, "Folder of run JSON files: trend of each benchmark");
   cmd->add_option("--plan", o->plans, "Plan JSON files ('canzona-bench plan --json'): loads");
