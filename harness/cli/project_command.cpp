@@ -227,13 +227,26 @@ int project(const ProjectOptions& o, std::ostream& out) {
   const model::ModelSpec spec = model::resolve_model(o.model);
   const sim::Topology topology = sim::resolve_topology(o.topology);
   const layout::ParallelConfig config = parallel_config(o, spec, topology);
-  // Plans first: every flag error surfaces before any (possibly slow) measurement.
-  std::vector<plan::StepPlan> plans;
-  for (const std::string& strategy : strategy_list(o)) {
-    plans.push_back(baselines::make_step_plan(spec, config, strategy_options(o, strategy)));
-  }
   std::vector<double> efficiencies = efficiency_band(o, topology);
   if (efficiencies.empty()) efficiencies.push_back(0.0);  // measured: one set
+  const std::vector<std::string> strategies = strategy_list(o);
+  // Large jobs (MoE models on 1024 GPUs, measured compute) take seconds: past one second each
+  // step says what it does, on stderr; quick projections print nothing extra.
+  const auto started = std::chrono::steady_clock::now();
+  const std::size_t steps = strategies.size() * (1 + efficiencies.size());
+  std::size_t step = 0;
+  const auto progress = [&](const std::string& what) {
+    ++step;
+    if (std::chrono::steady_clock::now() - started > std::chrono::seconds(1)) {
+      std::cerr << fmt::format("project: {} ({}/{})\n", what, step, steps) << std::flush;
+    }
+  };
+  // Plans first: every flag error surfaces before any (possibly slow) measurement.
+  std::vector<plan::StepPlan> plans;
+  for (const std::string& strategy : strategies) {
+    progress("planning " + strategy);
+    plans.push_back(baselines::make_step_plan(spec, config, strategy_options(o, strategy)));
+  }
 
   sim::ProjectionOptions projection;
   projection.uneven = sim::parse_uneven_collectives(o.uneven);
@@ -243,8 +256,11 @@ int project(const ProjectOptions& o, std::ostream& out) {
     sim::ComputeSource compute = make_compute(o, topology, efficiency);
     ProjectionBand band;
     band.efficiency = efficiency;
-    for (const plan::StepPlan& plan : plans) {
-      band.projections.push_back(sim::project(plan, topology, *compute.model, projection));
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      progress(efficiency > 0 ? fmt::format("projecting {} at {:g} % GEMM efficiency",
+                                            strategies[i], efficiency * 100)
+                              : "projecting " + strategies[i]);
+      band.projections.push_back(sim::project(plans[i], topology, *compute.model, projection));
     }
     check_finite(band.projections, topology);
     if (compute.cache && !o.compute_cache.empty()) compute.cache->save(o.compute_cache);

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Planner suite: the cost of building a step's layout for Qwen3 models at cluster scale, and the
-// layout's quality counters. CPU only; registered on every machine.
+// layout's quality counters, and the cost of projecting the step (lib/sim) of every named
+// strategy. CPU only; registered on every machine.
 #include "suite.hpp"
 
 #include <canzona/baselines/strategy.hpp>
@@ -11,6 +12,9 @@
 #include <canzona/model/catalog.hpp>
 #include <canzona/optim/options.hpp>
 #include <canzona/plan/step_plan.hpp>
+#include <canzona/sim/compute_model.hpp>
+#include <canzona/sim/projector.hpp>
+#include <canzona/sim/topology.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -118,6 +122,48 @@ std::vector<LayoutCase> dp_plan_cases() {
   return cases;
 }
 
+// Projection cost grows with the distinct work, not with ranks × matrices: a dense and a MoE
+// model of each size class from 64 to 1024 GPUs at the paper's TP 4.
+std::vector<LayoutCase> projection_cases() {
+  std::vector<LayoutCase> cases;
+  for (const char* model : {"qwen3-8b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b"}) {
+    for (const int gpus : {64, 256, 1024}) cases.push_back({model, gpus / 4, 4});
+  }
+  return cases;
+}
+
+// Projecting one Muon step of every named strategy (and Canzona's DP side alone) on DGX H100s
+// with cost-model compute, what `canzona-bench project --strategy ...` does per GEMM efficiency;
+// the plans are built once, outside the timed loop.
+void bm_projection(benchmark::State& state, const LayoutCase& c) {
+  try {
+    const model::ModelSpec& spec = model::find_model(c.model);
+    const sim::Topology topology = sim::topology_preset("dgx-h100");
+    const layout::ParallelConfig config{c.dp, c.tp, topology.gpus_per_node};
+    std::vector<plan::StepPlan> plans;
+    std::vector<std::string_view> strategies = baselines::strategy_names();
+    strategies.push_back("canzona+sc");
+    for (const std::string_view strategy : strategies) {
+      plan::StrategyOptions options;
+      baselines::apply_strategy(strategy, options);
+      options.optimizer.kind = optim::OptimizerKind::kMuon;
+      plans.push_back(baselines::make_step_plan(spec, config, options));
+    }
+    sim::CostModelCompute compute(*topology.device);
+    double step_ms = 0;
+    for (auto _ : state) {
+      for (const plan::StepPlan& plan : plans) {
+        step_ms = sim::project(plan, topology, compute).step_seconds * 1e3;
+        benchmark::DoNotOptimize(step_ms);
+      }
+    }
+    state.counters["strategies"] = static_cast<double>(plans.size());
+    state.counters["matrices"] = static_cast<double>(plans.front().matrices.size());
+  } catch (const Error& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
 }  // namespace
 
 void register_suite() {
@@ -139,6 +185,11 @@ void register_suite() {
       benchmark::RegisterBenchmark(name.c_str(), bm_step_plan, c, strategy)
           ->Unit(benchmark::kMillisecond);
     }
+  }
+  for (const LayoutCase& c : projection_cases()) {
+    const std::string name = projector_name("muon", c.model, c.dp, c.tp);
+    if (!case_selected(name)) continue;
+    benchmark::RegisterBenchmark(name.c_str(), bm_projection, c)->Unit(benchmark::kMillisecond);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <canzona/baselines/strategy.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/model/spec.hpp>
+#include <canzona/plan/rank_work.hpp>
 #include <canzona/sim/collective_model.hpp>
 #include <canzona/sim/projector.hpp>
 #include <canzona/testing/seed.hpp>
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -281,6 +283,136 @@ TEST_F(ProjectorTest, JsonIsLabelledAsAProjection) {
   }
   EXPECT_TRUE(j["phases"].contains("exposed_comm"));
   EXPECT_FALSE(j.contains("ranks"));
+}
+
+// The tiny model with 4 experts of 64 rows per layer: identical expert shapes, as in Qwen3 MoE.
+model::ModelSpec tiny_moe_model() {
+  model::ModelSpec m = tiny_model();
+  m.name = m.display_name = "tiny-moe";
+  m.num_experts = 4;
+  m.moe_intermediate_size = 64;
+  m.experts_per_token = 2;
+  return m;
+}
+
+plan::StepPlan build_with(const model::ModelSpec& spec, const std::string& strategy, int dp, int tp,
+                          plan::TpExecution execution = plan::TpExecution::kPipelined) {
+  plan::StrategyOptions options;
+  baselines::apply_strategy(strategy, options);
+  options.tp_execution = execution;
+  layout::ParallelConfig config;
+  config.dp = dp;
+  config.tp = tp;
+  return baselines::make_step_plan(spec, config, options);
+}
+
+// Grouping identical DP ranks must not change a single bit of the projection: every rank's
+// timeline, the step, the straggler and every count.
+class GroupingTest
+    : public ProjectorTest,
+      public ::testing::WithParamInterface<std::tuple<std::string, std::pair<int, int>>> {};
+
+TEST_P(GroupingTest, GroupedProjectionEqualsEveryRankSimulated) {
+  const auto& [strategy, shape] = GetParam();
+  const auto [dp, tp] = shape;
+  for (const bool moe : {false, true}) {
+    for (const auto execution : {plan::TpExecution::kPipelined, plan::TpExecution::kSerial}) {
+      const plan::StepPlan plan =
+          build_with(moe ? tiny_moe_model() : tiny_model(), strategy, dp, tp, execution);
+      for (const Topology& topology : {small_nodes(), topology_preset("dgx-h100")}) {
+        for (const auto uneven : {UnevenCollectives::kGroupedRooted, UnevenCollectives::kPadded}) {
+          SCOPED_TRACE(fmt::format("{} {} {} {}", moe ? "moe" : "dense", to_string(execution),
+                                   topology.name, to_string(uneven)));
+          ProjectionOptions options;
+          options.uneven = uneven;
+          SyntheticCompute grouped_compute(offset_), every_compute(offset_);
+          const Projection grouped = project(plan, topology, grouped_compute, options);
+          options.group_identical_ranks = false;
+          const Projection every = project(plan, topology, every_compute, options);
+          EXPECT_EQ(projection_json(grouped, true), projection_json(every, true));
+          EXPECT_EQ(grouped.step_seconds, every.step_seconds);
+          EXPECT_EQ(grouped.optimizer_seconds, every.optimizer_seconds);
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Plans, GroupingTest,
+    ::testing::Combine(::testing::Values("canzona", "sc", "layerwise", "zero1", "asc", "canzona+sc",
+                                         "sc+canzona", "sc+asc"),
+                       ::testing::Values(std::pair{1, 2}, std::pair{4, 1}, std::pair{3, 2},
+                                         std::pair{4, 2}, std::pair{2, 2})),
+    [](const auto& param) {
+      std::string name = std::get<0>(param.param);
+      std::replace(name.begin(), name.end(), '+', '_');
+      return fmt::format("{}_dp{}_tp{}", name, std::get<1>(param.param).first,
+                         std::get<1>(param.param).second);
+    });
+
+TEST_F(ProjectorTest, DpCollectiveSlotsAreWhatEveryRankIssues) {
+  for (const std::string strategy : {"canzona", "sc", "layerwise", "zero1", "asc"}) {
+    for (const auto& [dp, tp] : {std::pair{4, 1}, std::pair{3, 2}, std::pair{2, 2}}) {
+      SCOPED_TRACE(fmt::format("{} dp {} tp {}", strategy, dp, tp));
+      const plan::StepPlan plan = build_with(tiny_moe_model(), strategy, dp, tp);
+      const std::vector<plan::DpCollectiveSlot> slots = plan::dp_collective_slots(plan);
+      for (int d = 0; d < dp; ++d) {
+        for (int t = 0; t < tp; ++t) {
+          std::vector<plan::PlannedCollective> expected = plan::rank_collectives(plan, d, t);
+          const std::vector<plan::PlannedCollective> tp_part = plan::tp_collectives(plan, d, t);
+          std::vector<plan::PlannedCollective> got;
+          for (const plan::DpCollectiveSlot& s : slots) {
+            if (s.collective.phase != plan::Phase::kGradSync) continue;
+            got.push_back(s.collective);
+          }
+          got.insert(got.end(), tp_part.begin(), tp_part.end());
+          for (const plan::DpCollectiveSlot& s : slots) {
+            if (s.collective.phase == plan::Phase::kGradSync) continue;
+            got.push_back(s.collective);
+          }
+          ASSERT_EQ(got.size(), expected.size());
+          std::size_t k = 0;  // index into slots of the DP collective got[i] came from
+          for (std::size_t i = 0; i < got.size(); ++i) {
+            const plan::PlannedCollective& e = expected[i];
+            plan::PlannedCollective g = got[i];
+            if (g.group == plan::Group::kDp) {
+              while (slots[k].collective.phase != g.phase ||
+                     slots[k].collective.buffer != g.buffer ||
+                     slots[k].collective.bucket != g.bucket) {
+                ++k;
+              }
+              g.bytes_sent = slots[k].bytes_sent[static_cast<std::size_t>(d)];
+              g.bytes_received = slots[k].bytes_received[static_cast<std::size_t>(d)];
+            }
+            EXPECT_EQ(g.op, e.op) << i;
+            EXPECT_EQ(g.phase, e.phase) << i;
+            EXPECT_EQ(g.group, e.group) << i;
+            EXPECT_EQ(g.dtype, e.dtype) << i;
+            EXPECT_EQ(g.count, e.count) << i;
+            EXPECT_EQ(g.bytes_sent, e.bytes_sent) << i;
+            EXPECT_EQ(g.bytes_received, e.bytes_received) << i;
+            EXPECT_EQ(g.buffer, e.buffer) << i;
+            EXPECT_EQ(g.bucket, e.bucket) << i;
+            EXPECT_EQ(g.micro_group, e.micro_group) << i;
+            EXPECT_EQ(g.matrix, e.matrix) << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_F(ProjectorTest, IdenticalShapesAreCostedOnce) {
+  const plan::StepPlan plan = build_with(tiny_moe_model(), "sc", 4, 2);
+  SyntheticCompute compute(offset_);
+  project(plan, small_nodes(), compute);
+  std::set<std::pair<std::int64_t, std::int64_t>> shapes;
+  for (const plan::MatrixPlan& m : plan.matrices) {
+    for (const model::Fragment& f : m.fragments) shapes.insert({f.shape[0], f.shape[1]});
+  }
+  // Every matrix shape once, and one AdamW slice (every DP-SC rank steps all AdamW elements).
+  EXPECT_EQ(compute.calls, static_cast<int>(shapes.size()) + 1);
 }
 
 }  // namespace

@@ -42,6 +42,10 @@ const std::vector<FamilyShape>& family_shapes() {
        {{"optimizer", "backend"}},
        {"shape"},
        "Kernels/<optimizer>/<backend>/shape:<rows>x<cols>"},
+      {kProjectorFamily,
+       {{"optimizer", "model"}},
+       {"gpus", "dp", "tp"},
+       "Projector/<optimizer>/<model>/gpus:<n>/dp:<d>/tp:<t>"},
   };
   return shapes;
 }
@@ -252,6 +256,16 @@ std::string e2e_iteration_name(const DistributedCase& c, int seq, int mbs) {
 
 std::string planner_name(const DistributedCase& c) {
   return format_benchmark_name(distributed_parts(kPlannerFamily, c, !c.optimizer.empty()));
+}
+
+std::string projector_name(std::string_view optimizer, std::string_view model, int dp, int tp) {
+  DistributedCase c;
+  c.model = std::string(model);
+  c.dp = dp;
+  c.tp = tp;
+  BenchmarkName parts = distributed_parts(kProjectorFamily, c, false);
+  parts.positional = {std::string(optimizer), std::string(model)};
+  return format_benchmark_name(parts);
 }
 
 std::string kernels_name(std::string_view optimizer, std::string_view backend, std::int64_t rows,

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "canzona/plan/metrics.hpp"
+#include "canzona/plan/rank_work.hpp"
 #include "canzona/plan/step_plan.hpp"
 
 namespace canzona::plan {
@@ -22,28 +23,8 @@ void add_matrix(RankLoad& load, const MatrixPlan& m) {
   load.state_bytes += m.state_bytes;
 }
 
-// The AdamW elements a DP rank steps: its slice of every bucket (ZeRO-1), every element
-// (DP-SC's replicated AdamW), or the entries it owns (layer-wise).
 void add_adamw_slices(const StepPlan& plan, RankLoad& load) {
-  for (const BufferPlan& bp : plan.buffers) {
-    if (bp.matrix) continue;
-    const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
-    switch (bp.param_sync) {
-      case ParamSync::kAllGather:
-        for (const BucketCuts& cuts : bp.partition.buckets) {
-          load.adamw_elements += cuts.slice(load.dp_rank);
-        }
-        break;
-      case ParamSync::kNone:
-        load.adamw_elements += buffer.total;
-        break;
-      case ParamSync::kAllGatherOwned:
-        for (std::size_t e = 0; e < buffer.entries.size(); ++e) {
-          if (bp.owner[e] == load.dp_rank) load.adamw_elements += buffer.entries[e].numel();
-        }
-        break;
-    }
-  }
+  load.adamw_elements = adamw_elements(plan, load.dp_rank);
   load.adamw_flops = static_cast<double>(load.adamw_elements) * optim::flops::kAdamWStep;
   load.state_bytes += load.adamw_elements * kAdamWStateBytesPerElement;
 }
@@ -57,6 +38,28 @@ void add_bytes(const StepPlan& plan, RankLoad& load) {
 }
 
 }  // namespace
+
+std::int64_t adamw_elements(const StepPlan& plan, int dp_rank) {
+  std::int64_t elements = 0;
+  for (const BufferPlan& bp : plan.buffers) {
+    if (bp.matrix) continue;
+    const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
+    switch (bp.param_sync) {
+      case ParamSync::kAllGather:
+        for (const BucketCuts& cuts : bp.partition.buckets) elements += cuts.slice(dp_rank);
+        break;
+      case ParamSync::kNone:
+        elements += buffer.total;
+        break;
+      case ParamSync::kAllGatherOwned:
+        for (std::size_t e = 0; e < buffer.entries.size(); ++e) {
+          if (bp.owner[e] == dp_rank) elements += buffer.entries[e].numel();
+        }
+        break;
+    }
+  }
+  return elements;
+}
 
 PlanMetrics plan_metrics(const StepPlan& plan) {
   PlanMetrics metrics;

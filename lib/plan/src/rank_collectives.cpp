@@ -7,9 +7,11 @@
 #include <canzona/comm/volume.hpp>
 #include <canzona/optim/matrix_optimizer.hpp>
 
+#include <numeric>
 #include <span>
 #include <vector>
 
+#include "canzona/plan/rank_work.hpp"
 #include "canzona/plan/step_plan.hpp"
 
 namespace canzona::plan {
@@ -66,48 +68,116 @@ std::size_t slot_shard_numel(const StepPlan& plan, const std::vector<std::size_t
   return n;
 }
 
-void add_grad_sync(const StepPlan& plan, CollectiveList& list) {
+// One DP collective before any rank's view of it: the per-rank counts of an uneven
+// reduce-scatter / all-gather (what a bucket's cuts or the owned entries give each rank), or the
+// count of an all-reduce. Every DP rank issues the same ones in the same order.
+struct DpCollectiveSpec {
+  Phase phase = Phase::kGradSync;
+  comm::CollectiveOp op = comm::CollectiveOp::kAllReduce;
+  comm::DataType dtype = comm::DataType::kFloat32;
+  Counts counts;          // reduce-scatter / all-gather
+  std::size_t count = 0;  // all-reduce
+  std::size_t buffer = 0;
+  int bucket = -1;
+};
+
+void add_grad_sync_specs(const StepPlan& plan, std::vector<DpCollectiveSpec>& out) {
   const comm::DataType dtype = plan.options.precision.grad_reduce;
   for (const BufferPlan& bp : plan.buffers) {
     const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
     for (std::size_t k = 0; k < buffer.buckets.size(); ++k) {
-      const int rank = list.rank(Group::kDp);
-      PlannedCollective* c = nullptr;
+      DpCollectiveSpec s;
+      s.phase = Phase::kGradSync;
+      s.dtype = dtype;
       if (bp.grad_sync == GradSync::kReduceScatter) {
-        const Counts counts = bp.partition.buckets[k].counts();
-        c = &list.add(Phase::kGradSync, Group::kDp, comm::CollectiveOp::kReduceScatter, dtype, -1,
-                      comm::reduce_scatter_volume(counts, rank));
+        s.op = comm::CollectiveOp::kReduceScatter;
+        s.counts = bp.partition.buckets[k].counts();
       } else {
-        const auto count = static_cast<std::size_t>(buffer.buckets[k].size());
-        c = &list.add(Phase::kGradSync, Group::kDp, comm::CollectiveOp::kAllReduce, dtype, -1,
-                      comm::all_reduce_volume(count, rank, plan.dp()));
+        s.op = comm::CollectiveOp::kAllReduce;
+        s.count = static_cast<std::size_t>(buffer.buckets[k].size());
       }
-      c->buffer = bp.buffer;
-      c->bucket = static_cast<int>(k);
+      s.buffer = bp.buffer;
+      s.bucket = static_cast<int>(k);
+      out.push_back(std::move(s));
     }
   }
 }
 
-void add_param_sync(const StepPlan& plan, CollectiveList& list) {
-  const int rank = list.rank(Group::kDp);
+void add_param_sync_specs(const StepPlan& plan, std::vector<DpCollectiveSpec>& out) {
   const comm::DataType dtype = plan.options.precision.params;
   for (const BufferPlan& bp : plan.buffers) {
     if (bp.param_sync != ParamSync::kAllGather) continue;
     const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
     for (std::size_t k = 0; k < buffer.buckets.size(); ++k) {
-      const Counts counts = bp.partition.buckets[k].counts();
-      PlannedCollective& c = list.add(Phase::kParamSync, Group::kDp, comm::CollectiveOp::kAllGather,
-                                      dtype, -1, comm::all_gather_volume(counts, rank));
-      c.buffer = bp.buffer;
-      c.bucket = static_cast<int>(k);
+      DpCollectiveSpec s;
+      s.phase = Phase::kParamSync;
+      s.op = comm::CollectiveOp::kAllGather;
+      s.dtype = dtype;
+      s.counts = bp.partition.buckets[k].counts();
+      s.buffer = bp.buffer;
+      s.bucket = static_cast<int>(k);
+      out.push_back(std::move(s));
     }
   }
   for (const std::vector<std::size_t>& group : owned_sync_groups(plan)) {
-    const Counts counts = owned_counts(plan, group);
-    PlannedCollective& c = list.add(Phase::kParamSync, Group::kDp, comm::CollectiveOp::kAllGather,
-                                    dtype, -1, comm::all_gather_volume(counts, rank));
-    c.buffer = group.size() == 1 ? group.front() : kEveryBuffer;
+    DpCollectiveSpec s;
+    s.phase = Phase::kParamSync;
+    s.op = comm::CollectiveOp::kAllGather;
+    s.dtype = dtype;
+    s.counts = owned_counts(plan, group);
+    s.buffer = group.size() == 1 ? group.front() : kEveryBuffer;
+    out.push_back(std::move(s));
   }
+}
+
+// Every DP collective of the step in issue order: the gradient sync, then the parameter sync.
+std::vector<DpCollectiveSpec> dp_collective_specs(const StepPlan& plan) {
+  std::vector<DpCollectiveSpec> specs;
+  if (plan.dp() > 1) {
+    add_grad_sync_specs(plan, specs);
+    add_param_sync_specs(plan, specs);
+  }
+  return specs;
+}
+
+comm::Volume rank_volume(const DpCollectiveSpec& s, int rank, int dp) {
+  switch (s.op) {
+    case comm::CollectiveOp::kAllReduce:
+      return comm::all_reduce_volume(s.count, rank, dp);
+    case comm::CollectiveOp::kReduceScatter:
+      return comm::reduce_scatter_volume(s.counts, rank);
+    default:
+      return comm::all_gather_volume(s.counts, rank);
+  }
+}
+
+// Every rank's volume of `s`: comm::reduce_scatter_volume / all_gather_volume with the counts'
+// total summed once (those sum the counts on every call, O(dp^2) per collective for all ranks).
+// dp_collective_slots is tested equal to rank_collectives, which calls comm's functions.
+std::vector<comm::Volume> every_rank_volume(const DpCollectiveSpec& s, int dp) {
+  std::vector<comm::Volume> out(static_cast<std::size_t>(dp));
+  if (s.op == comm::CollectiveOp::kAllReduce) {
+    for (int r = 0; r < dp; ++r) out[static_cast<std::size_t>(r)] = rank_volume(s, r, dp);
+    return out;
+  }
+  const std::size_t total = std::accumulate(s.counts.begin(), s.counts.end(), std::size_t{0});
+  const std::size_t others = s.counts.size() - 1;
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    const std::size_t mine = s.counts[r];
+    const std::uint64_t own = others * mine;  // this rank's part, to or from every other rank
+    const std::uint64_t rest = total - mine;
+    out[r] = s.op == comm::CollectiveOp::kReduceScatter ? comm::Volume{total, rest, own}
+                                                        : comm::Volume{total, own, rest};
+  }
+  return out;
+}
+
+PlannedCollective& add_dp(const DpCollectiveSpec& s, const comm::Volume& volume,
+                          CollectiveList& list) {
+  PlannedCollective& c = list.add(s.phase, Group::kDp, s.op, s.dtype, -1, volume);
+  c.buffer = s.buffer;
+  c.bucket = s.bucket;
+  return c;
 }
 
 // Gradient shards to their hosts: one all-to-all-v of the whole micro-group, or one gather per
@@ -232,11 +302,39 @@ std::vector<std::size_t> owned_counts(const StepPlan& plan, const std::vector<st
   return counts;
 }
 
+std::vector<PlannedCollective> tp_collectives(const StepPlan& plan, int dp_rank, int tp_rank) {
+  CollectiveList list(dp_rank, tp_rank, plan.dp(), plan.tp());
+  if (plan.tp() > 1) add_tp(plan, dp_rank, list);
+  return list.take();
+}
+
+std::vector<DpCollectiveSlot> dp_collective_slots(const StepPlan& plan) {
+  std::vector<DpCollectiveSlot> slots;
+  CollectiveList list(0, 0, plan.dp(), plan.tp());
+  for (const DpCollectiveSpec& s : dp_collective_specs(plan)) {
+    const std::vector<comm::Volume> volumes = every_rank_volume(s, plan.dp());
+    DpCollectiveSlot slot;
+    slot.collective = add_dp(s, volumes.front(), list);
+    for (const comm::Volume& v : volumes) {
+      slot.bytes_sent.push_back(v.sent * comm::size_of(s.dtype));
+      slot.bytes_received.push_back(v.received * comm::size_of(s.dtype));
+    }
+    slots.push_back(std::move(slot));
+  }
+  return slots;
+}
+
 std::vector<PlannedCollective> rank_collectives(const StepPlan& plan, int dp_rank, int tp_rank) {
   CollectiveList list(dp_rank, tp_rank, plan.dp(), plan.tp());
-  if (plan.dp() > 1) add_grad_sync(plan, list);
+  const std::vector<DpCollectiveSpec> dp_specs = dp_collective_specs(plan);
+  const auto add_phase = [&](Phase phase) {
+    for (const DpCollectiveSpec& s : dp_specs) {
+      if (s.phase == phase) add_dp(s, rank_volume(s, dp_rank, plan.dp()), list);
+    }
+  };
+  add_phase(Phase::kGradSync);
   if (plan.tp() > 1) add_tp(plan, dp_rank, list);
-  if (plan.dp() > 1) add_param_sync(plan, list);
+  add_phase(Phase::kParamSync);
   return list.take();
 }
 

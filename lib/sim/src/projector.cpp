@@ -7,14 +7,20 @@
 #include "canzona/sim/collective_model.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/plan/rank_work.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <optional>
+#include <span>
+#include <tuple>
+#include <unordered_map>
 
 namespace canzona::sim {
 namespace {
@@ -23,11 +29,15 @@ using plan::Phase;
 using plan::PlannedCollective;
 
 constexpr double kUnset = -1.0;
+constexpr int kNone = -1;
 
+// Dependencies are kept as the LAST op (task) of the set a task (op) waits for: each stream runs
+// its entries in order and their end times never decrease, so "all of the set done" is "the last
+// one done" and the latest end of the set is the last one's end, exactly.
 struct CommOp {
-  PlannedCollective collective;
+  const PlannedCollective* collective = nullptr;  // RankWork::tp_ops or StepModel::dp_slots
   int instance = -1;
-  std::vector<int> deps;  // compute tasks of the same rank
+  int dep = kNone;  // last compute task of the same rank it waits for
   double start = kUnset;
   double end = kUnset;
 };
@@ -35,13 +45,13 @@ struct CommOp {
 struct Task {
   bool adamw = false;
   double seconds = 0;
-  std::vector<int> deps;  // collectives of the same rank
+  int dep = kNone;  // last collective of the same rank it waits for
   double start = kUnset;
   double end = kUnset;
 };
 
 struct Instance {
-  std::vector<std::pair<int, int>> members;  // (global rank, op index on that rank)
+  std::vector<std::pair<int, int>> members;  // (simulated rank, op index on that rank)
   double seconds = 0;
   bool hideable = false;  // overlappable DP sync (see ProjectionOptions)
   int arrived = 0;
@@ -51,33 +61,59 @@ struct Instance {
 struct RankWork {
   int dp_rank = 0;
   int tp_rank = 0;
+  std::vector<PlannedCollective> tp_ops;  // what the TP ops of `ops` point to
   std::vector<CommOp> ops;
   std::vector<Task> tasks;
 };
 
-// Everything about the step that does not depend on time.
+// Everything about the step that does not depend on time. Only one DP rank of each class of
+// DP ranks with identical work is simulated (dp_rank_classes): ranks[c · tp + t] is TP rank t
+// of class c's first DP rank.
 struct StepModel {
+  std::vector<plan::DpCollectiveSlot> dp_slots;  // what the DP ops of every rank point to
   std::vector<RankWork> ranks;
   std::vector<Instance> instances;
+  std::vector<int> dp_class;  // per DP rank: its class
+  int tp = 1;
+  int collectives = 0;    // instances of the whole step, every DP rank counted
+  int compute_tasks = 0;  // kernels of the whole step, every rank counted
 };
 
 bool is_matrix_buffer(const plan::StepPlan& plan, std::size_t buffer) {
   return buffer < plan.buffers.size() && plan.buffers[buffer].matrix;
 }
 
+// Compute seconds, one ComputeModel evaluation per distinct (optimizer, shape): MoE models hold
+// thousands of identically shaped experts, and a measured model formats a key per call.
+class ShapeSeconds {
+ public:
+  explicit ShapeSeconds(ComputeModel& compute) : compute_(compute) {}
+
+  double operator()(const optim::OptimizerSpec& spec, optim::Shape shape) {
+    const Key key{spec.kind == optim::OptimizerKind::kAdamW, shape.rows, shape.cols};
+    const auto [it, inserted] = cache_.try_emplace(key, 0.0);
+    if (inserted) it->second = compute_.step_seconds(spec, shape);
+    return it->second;
+  }
+
+ private:
+  using Key = std::tuple<bool, std::int64_t, std::int64_t>;
+  ComputeModel& compute_;
+  std::map<Key, double> cache_;
+};
+
 // Mean seconds of one step of matrix m (Σ over its fragments), computed once per matrix.
 class MatrixSeconds {
  public:
-  MatrixSeconds(const plan::StepPlan& plan, ComputeModel& compute)
-      : plan_(plan), compute_(compute), cache_(plan.matrices.size()) {}
+  MatrixSeconds(const plan::StepPlan& plan, ShapeSeconds& shapes)
+      : plan_(plan), shapes_(shapes), cache_(plan.matrices.size()) {}
 
   double operator()(std::size_t m) {
     if (!cache_[m]) {
       double total = 0;
       for (const model::Fragment& f : plan_.matrices[m].fragments) {
         CANZONA_CHECK(f.shape.size() == 2, fmt::format("fragment {} is not 2-D", f.name));
-        total +=
-            compute_.step_seconds(plan_.options.optimizer, optim::Shape{f.shape[0], f.shape[1]});
+        total += shapes_(plan_.options.optimizer, optim::Shape{f.shape[0], f.shape[1]});
       }
       cache_[m] = total;
     }
@@ -86,155 +122,184 @@ class MatrixSeconds {
 
  private:
   const plan::StepPlan& plan_;
-  ComputeModel& compute_;
+  ShapeSeconds& shapes_;
   std::vector<std::optional<double>> cache_;
 };
 
-// Index of the first op matching `pred`, or -1.
-template <typename Pred>
-int find_op(const std::vector<CommOp>& ops, Pred pred) {
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    if (pred(ops[i].collective)) return static_cast<int>(i);
-  }
-  return -1;
+// Seconds of one AdamW slice of `elements`.
+double adamw_seconds(const plan::StepPlan& plan, ShapeSeconds& shapes, std::int64_t elements) {
+  optim::OptimizerSpec adamw;
+  adamw.kind = optim::OptimizerKind::kAdamW;
+  adamw.adamw = plan.options.optimizer.adamw;
+  return shapes(adamw, optim::Shape{1, elements});
 }
 
-std::vector<int> matrix_grad_sync_ops(const plan::StepPlan& plan, const std::vector<CommOp>& ops) {
-  std::vector<int> out;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const PlannedCollective& c = ops[i].collective;
-    if (c.phase == Phase::kGradSync && is_matrix_buffer(plan, c.buffer)) {
-      out.push_back(static_cast<int>(i));
-    }
-  }
-  return out;
-}
-
-// The collective that delivers matrix m's gradient to this rank's compute, else the matrix
-// buffers' grad sync.
-std::vector<int> gradient_source(const plan::StepPlan& plan, const std::vector<CommOp>& ops,
-                                 std::size_t m, int micro_group) {
-  int op = find_op(ops, [&](const PlannedCollective& c) {
-    return c.phase == Phase::kTpGather && c.matrix == static_cast<int>(m);
-  });
-  if (op < 0 && micro_group >= 0) {
-    op = find_op(ops, [&](const PlannedCollective& c) {
-      return c.phase == Phase::kTpGather && c.matrix < 0 && c.micro_group == micro_group;
-    });
-  }
-  if (op >= 0) return {op};
-  return matrix_grad_sync_ops(plan, ops);
-}
-
-RankWork build_rank(const plan::StepPlan& plan, int dp_rank, int tp_rank,
-                    const plan::RankLoad& load, ComputeModel& compute, MatrixSeconds& seconds) {
-  RankWork w;
-  w.dp_rank = dp_rank;
-  w.tp_rank = tp_rank;
-  for (PlannedCollective& c : plan::rank_collectives(plan, dp_rank, tp_rank)) {
-    w.ops.push_back(CommOp{std::move(c), -1, {}, kUnset, kUnset});
-  }
-
-  // Compute tasks in stream order; remember which tasks touch which matrix / micro-group.
-  std::vector<std::vector<int>> matrix_tasks(plan.matrices.size());
-  std::vector<int> adamw_tasks;
-  if (load.adamw_elements > 0) {
-    optim::OptimizerSpec adamw;
-    adamw.kind = optim::OptimizerKind::kAdamW;
-    adamw.adamw = plan.options.optimizer.adamw;
-    Task t;
-    t.adamw = true;
-    t.seconds = compute.step_seconds(adamw, optim::Shape{1, load.adamw_elements});
-    for (std::size_t i = 0; i < w.ops.size(); ++i) {
-      const PlannedCollective& c = w.ops[i].collective;
-      if (c.phase == Phase::kGradSync && !is_matrix_buffer(plan, c.buffer)) {
-        t.deps.push_back(static_cast<int>(i));
+// Where on one rank's comm stream the gradients of its matrix steps arrive.
+class GradientSources {
+ public:
+  GradientSources(const plan::StepPlan& plan, const std::vector<CommOp>& ops) {
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const PlannedCollective& c = *ops[i].collective;
+      const int index = static_cast<int>(i);
+      if (c.phase == Phase::kTpGather && c.matrix >= 0) {
+        matrix_gather_.try_emplace(c.matrix, index);  // the first one, as a search would find
+      } else if (c.phase == Phase::kTpGather && c.micro_group >= 0) {
+        group_gather_.try_emplace(c.micro_group, index);
+      } else if (c.phase == Phase::kGradSync) {
+        (is_matrix_buffer(plan, c.buffer) ? last_matrix_sync_ : last_adamw_sync_) = index;
       }
     }
-    adamw_tasks.push_back(static_cast<int>(w.tasks.size()));
-    w.tasks.push_back(std::move(t));
   }
-  std::vector<std::vector<int>> group_tasks;
-  if (static_cast<std::size_t>(dp_rank) < plan.micro_groups.size()) {
-    const auto& groups = plan.micro_groups[static_cast<std::size_t>(dp_rank)];
-    group_tasks.resize(groups.size());
+
+  // The collective that delivers matrix m's gradient (its own gather / TP-SC all-gather, else
+  // its micro-group's gather), else the matrix buffers' grad sync.
+  int of_matrix(std::size_t m, int micro_group) const {
+    if (const auto it = matrix_gather_.find(static_cast<int>(m)); it != matrix_gather_.end()) {
+      return it->second;
+    }
+    if (micro_group >= 0) {
+      if (const auto it = group_gather_.find(micro_group); it != group_gather_.end()) {
+        return it->second;
+      }
+    }
+    return last_matrix_sync_;
+  }
+  int of_adamw() const { return last_adamw_sync_; }
+
+ private:
+  std::unordered_map<int, int> matrix_gather_;
+  std::unordered_map<int, int> group_gather_;
+  int last_matrix_sync_ = kNone;
+  int last_adamw_sync_ = kNone;
+};
+
+// The last task of each kind on one rank's compute stream, for the collectives that wait for
+// kernels.
+struct TaskIndex {
+  int adamw = kNone;
+  std::unordered_map<std::size_t, int> matrix;  // StepPlan::matrices index → last task
+  std::vector<int> group;                       // micro-group → last task
+  std::unordered_map<std::size_t, int> buffer;  // matrix buffer → last task touching it
+};
+
+void add_matrix_task(const plan::StepPlan& plan, RankWork& w, TaskIndex& index, std::size_t m,
+                     double seconds, int dep) {
+  const int id = static_cast<int>(w.tasks.size());
+  w.tasks.push_back(Task{false, seconds, dep, kUnset, kUnset});
+  index.matrix[m] = id;
+  index.buffer[plan.matrices[m].buffer] = id;
+}
+
+// The rank's ops in issue order: DP gradient sync, its TP collectives, DP parameter sync.
+void add_ops(const StepModel& model, RankWork& w) {
+  const auto add = [&](const PlannedCollective& c) {
+    CommOp op;
+    op.collective = &c;
+    w.ops.push_back(op);
+  };
+  for (const plan::DpCollectiveSlot& s : model.dp_slots) {
+    if (s.collective.phase == Phase::kGradSync) add(s.collective);
+  }
+  for (const PlannedCollective& c : w.tp_ops) add(c);
+  for (const plan::DpCollectiveSlot& s : model.dp_slots) {
+    if (s.collective.phase != Phase::kGradSync) add(s.collective);
+  }
+}
+
+// Compute tasks in stream order: AdamW, micro-group steps (slot order), replicated steps.
+TaskIndex add_tasks(const plan::StepPlan& plan, RankWork& w, double adamw, MatrixSeconds& seconds) {
+  const GradientSources sources(plan, w.ops);
+  TaskIndex index;
+  if (adamw >= 0) {
+    index.adamw = static_cast<int>(w.tasks.size());
+    w.tasks.push_back(Task{true, adamw, sources.of_adamw(), kUnset, kUnset});
+  }
+  const auto d = static_cast<std::size_t>(w.dp_rank);
+  const auto t = static_cast<std::size_t>(w.tp_rank);
+  if (d < plan.micro_groups.size()) {
+    const auto& groups = plan.micro_groups[d];
+    index.group.assign(groups.size(), kNone);
     for (std::size_t g = 0; g < groups.size(); ++g) {
-      if (static_cast<std::size_t>(tp_rank) >= groups[g].slots.size()) continue;
-      for (const std::size_t m : groups[g].slots[static_cast<std::size_t>(tp_rank)]) {
-        Task t;
-        t.seconds = seconds(m);
-        t.deps = gradient_source(plan, w.ops, m, static_cast<int>(g));
-        matrix_tasks[m].push_back(static_cast<int>(w.tasks.size()));
-        group_tasks[g].push_back(static_cast<int>(w.tasks.size()));
-        w.tasks.push_back(std::move(t));
+      if (t >= groups[g].slots.size()) continue;
+      for (const std::size_t m : groups[g].slots[t]) {
+        add_matrix_task(plan, w, index, m, seconds(m), sources.of_matrix(m, static_cast<int>(g)));
+        index.group[g] = static_cast<int>(w.tasks.size()) - 1;
       }
     }
   }
-  if (static_cast<std::size_t>(dp_rank) < plan.replicated_matrices.size()) {
-    for (const std::size_t m : plan.replicated_matrices[static_cast<std::size_t>(dp_rank)]) {
-      Task t;
-      t.seconds = seconds(m);
-      t.deps = gradient_source(plan, w.ops, m, -1);
-      matrix_tasks[m].push_back(static_cast<int>(w.tasks.size()));
-      w.tasks.push_back(std::move(t));
+  if (d < plan.replicated_matrices.size()) {
+    for (const std::size_t m : plan.replicated_matrices[d]) {
+      add_matrix_task(plan, w, index, m, seconds(m), sources.of_matrix(m, -1));
     }
   }
+  return index;
+}
 
-  // Serial TP execution (Megatron-Canzona's executor): a micro-group's gather is issued only
-  // once the element-wise update and every earlier group's steps on this rank are done.
-  if (plan.options.tp_execution == plan::TpExecution::kSerial) {
-    std::vector<int> before = adamw_tasks;
-    for (std::size_t g = 0; g < group_tasks.size(); ++g) {
-      for (CommOp& op : w.ops) {
-        if (op.collective.phase == Phase::kTpGather &&
-            op.collective.micro_group == static_cast<int>(g)) {
-          op.deps = before;
-        }
-      }
-      before.insert(before.end(), group_tasks[g].begin(), group_tasks[g].end());
-    }
+int last_of(const std::unordered_map<std::size_t, int>& tasks, std::size_t key) {
+  const auto it = tasks.find(key);
+  return it == tasks.end() ? kNone : it->second;
+}
+
+// Collectives that wait for kernels: scatters for their host's steps, param sync for every
+// step on the rank that touches its buffer; with the serial TP execution (Megatron-Canzona's
+// executor) a micro-group's gather for the element-wise update and every earlier group's steps.
+void add_op_deps(const plan::StepPlan& plan, RankWork& w, const TaskIndex& index) {
+  std::vector<int> before_group(index.group.size(), index.adamw);
+  for (std::size_t g = 1; g < before_group.size(); ++g) {
+    before_group[g] = std::max(before_group[g - 1], index.group[g - 1]);
   }
-
-  // Collectives that wait for kernels: scatters for their host's steps, param sync for every
-  // step on the rank that touches its buffer.
+  const bool serial = plan.options.tp_execution == plan::TpExecution::kSerial;
+  const auto group = [&](int g) { return static_cast<std::size_t>(g); };
   for (CommOp& op : w.ops) {
-    const PlannedCollective& c = op.collective;
-    if (c.phase == Phase::kTpScatter) {
-      if (c.matrix >= 0 && static_cast<std::size_t>(c.matrix) < matrix_tasks.size()) {
-        op.deps = matrix_tasks[static_cast<std::size_t>(c.matrix)];
-      } else if (c.micro_group >= 0 &&
-                 static_cast<std::size_t>(c.micro_group) < group_tasks.size()) {
-        op.deps = group_tasks[static_cast<std::size_t>(c.micro_group)];
+    const PlannedCollective& c = *op.collective;
+    if (c.phase == Phase::kTpGather && serial && c.micro_group >= 0 &&
+        group(c.micro_group) < before_group.size()) {
+      op.dep = before_group[group(c.micro_group)];
+    } else if (c.phase == Phase::kTpScatter) {
+      if (c.matrix >= 0) {
+        op.dep = last_of(index.matrix, static_cast<std::size_t>(c.matrix));
+      } else if (c.micro_group >= 0 && group(c.micro_group) < index.group.size()) {
+        op.dep = index.group[group(c.micro_group)];
       }
     } else if (c.phase == Phase::kParamSync) {
       if (c.buffer >= plan.buffers.size()) {
-        op.deps.resize(w.tasks.size());
-        std::iota(op.deps.begin(), op.deps.end(), 0);
+        op.dep = static_cast<int>(w.tasks.size()) - 1;
       } else if (is_matrix_buffer(plan, c.buffer)) {
-        for (std::size_t m = 0; m < plan.matrices.size(); ++m) {
-          if (plan.matrices[m].buffer != c.buffer) continue;
-          op.deps.insert(op.deps.end(), matrix_tasks[m].begin(), matrix_tasks[m].end());
-        }
+        op.dep = last_of(index.buffer, c.buffer);
       } else {
-        op.deps = adamw_tasks;
+        op.dep = index.adamw;
       }
     }
   }
+}
+
+// One rank's streams; `adamw` is its AdamW slice's seconds, negative when it has none.
+RankWork build_rank(const plan::StepPlan& plan, const StepModel& model, int dp_rank, int tp_rank,
+                    double adamw, MatrixSeconds& seconds) {
+  RankWork w;
+  w.dp_rank = dp_rank;
+  w.tp_rank = tp_rank;
+  w.tp_ops = plan::tp_collectives(plan, dp_rank, tp_rank);
+  add_ops(model, w);
+  const TaskIndex index = add_tasks(plan, w, adamw, seconds);
+  add_op_deps(plan, w, index);
   return w;
 }
 
 // Seconds of an uneven reduce-scatter / all-gather, or nullopt when its parts are even (then it
 // is the plain ring collective). A member's own part is what the direct exchange moves n−1
-// times: received bytes for reduce-scatter, sent bytes for all-gather.
+// times: received bytes for reduce-scatter, sent bytes for all-gather. Every part is a whole
+// number of bytes (the bytes are n−1 times an element count), so their sum is exact in any
+// order.
 std::optional<double> uneven_seconds(const Topology& topology, const PlannedCollective& first,
-                                     const std::vector<const PlannedCollective*>& members,
+                                     std::span<const std::uint64_t> sent,
+                                     std::span<const std::uint64_t> received,
                                      const GroupPlacement& placement, UnevenCollectives mode) {
   const bool reduce = first.op == "reduce_scatter";
   if ((!reduce && first.op != "all_gather") || placement.size < 2) return std::nullopt;
   double total = 0, largest = 0, smallest = std::numeric_limits<double>::max();
-  for (const PlannedCollective* c : members) {
-    const double part = static_cast<double>(reduce ? c->bytes_received : c->bytes_sent) /
-                        static_cast<double>(placement.size - 1);
+  for (const std::uint64_t bytes : reduce ? received : sent) {
+    const double part = static_cast<double>(bytes) / static_cast<double>(placement.size - 1);
     total += part;
     largest = std::max(largest, part);
     smallest = std::min(smallest, part);
@@ -249,15 +314,38 @@ std::optional<double> uneven_seconds(const Topology& topology, const PlannedColl
 }
 
 // Bytes through the busiest member (see projector.hpp).
-double bus_bytes(const std::string& op, const std::vector<const PlannedCollective*>& members) {
-  double sent = 0, received = 0;
-  for (const PlannedCollective* c : members) {
-    sent = std::max(sent, static_cast<double>(c->bytes_sent));
-    received = std::max(received, static_cast<double>(c->bytes_received));
+double bus_bytes(const std::string& op, std::span<const std::uint64_t> sent,
+                 std::span<const std::uint64_t> received) {
+  const auto max_of = [](std::span<const std::uint64_t> bytes) {
+    return bytes.empty() ? 0.0 : static_cast<double>(*std::max_element(bytes.begin(), bytes.end()));
+  };
+  if (op == "broadcast") return max_of(received);
+  if (op == "reduce") return max_of(sent);
+  return std::max(max_of(sent), max_of(received));
+}
+
+// Seconds of one collective instance whose members (in global rank order) send and receive
+// these bytes.
+double instance_seconds(const Topology& topology, const PlannedCollective& first,
+                        std::span<const std::uint64_t> sent,
+                        std::span<const std::uint64_t> received, const GroupPlacement& placement,
+                        UnevenCollectives mode) {
+  if (first.op == "barrier") {
+    return placement.size > 1 ? topology.intra_node.base_latency_us * 1e-6 : 0.0;
   }
-  if (op == "broadcast") return received;
-  if (op == "reduce") return sent;
-  return std::max(sent, received);
+  if (const auto uneven = uneven_seconds(topology, first, sent, received, placement, mode)) {
+    return *uneven;
+  }
+  return estimate_collective(topology, collective_class_of(first.op),
+                             bus_bytes(first.op, sent, received), placement)
+      .seconds;
+}
+
+bool is_hideable(const plan::StepPlan& plan, const PlannedCollective& c) {
+  return c.group == plan::Group::kDp &&
+         (c.phase == Phase::kGradSync ||
+          (c.phase == Phase::kParamSync && c.buffer < plan.buffers.size() &&
+           plan.buffers[c.buffer].param_sync == plan::ParamSync::kAllGather));
 }
 
 std::string describe(const PlannedCollective& c) {
@@ -266,35 +354,130 @@ std::string describe(const PlannedCollective& c) {
                      plan::to_string(c.phase));
 }
 
-StepModel build_model(const plan::StepPlan& plan, const Topology& topology, ComputeModel& compute,
-                      const ProjectionOptions& options) {
-  const int dp = plan.dp();
+// Global ranks of the DP group of TP rank t and of the TP group of DP rank d.
+std::vector<int> dp_group_ranks(int dp, int tp, int t) {
+  std::vector<int> ranks;
+  for (int d = 0; d < dp; ++d) ranks.push_back(d * tp + t);
+  return ranks;
+}
+std::vector<int> tp_group_ranks(int tp, int d) {
+  std::vector<int> ranks;
+  for (int t = 0; t < tp; ++t) ranks.push_back(d * tp + t);
+  return ranks;
+}
+
+// What a DP rank's TP group computes and moves, as far as its timeline can tell: DP ranks that
+// agree on all of it have identical timelines.
+struct DpRankWork {
+  const std::vector<plan::MicroGroupPlan>* groups = nullptr;
+  const std::vector<std::size_t>* replicated = nullptr;
+  std::int64_t adamw_elements = 0;
+  GroupPlacement tp_group;
+
+  bool operator==(const DpRankWork& o) const {
+    if (adamw_elements != o.adamw_elements || replicated->size() != o.replicated->size() ||
+        groups->size() != o.groups->size() || tp_group.size != o.tp_group.size ||
+        tp_group.nodes != o.tp_group.nodes ||
+        tp_group.min_ranks_per_node != o.tp_group.min_ranks_per_node ||
+        tp_group.max_ranks_per_node != o.tp_group.max_ranks_per_node) {
+      return false;
+    }
+    for (std::size_t g = 0; g < groups->size(); ++g) {
+      if ((*groups)[g].slots != (*o.groups)[g].slots) return false;
+    }
+    return *replicated == *o.replicated;
+  }
+};
+
+DpRankWork dp_rank_work(const plan::StepPlan& plan, const Topology& topology, int d) {
+  static const std::vector<plan::MicroGroupPlan> kNoGroups;
+  static const std::vector<std::size_t> kNoMatrices;
+  const auto i = static_cast<std::size_t>(d);
+  DpRankWork w;
+  w.groups = i < plan.micro_groups.size() ? &plan.micro_groups[i] : &kNoGroups;
+  w.replicated = i < plan.replicated_matrices.size() ? &plan.replicated_matrices[i] : &kNoMatrices;
+  w.adamw_elements = plan::adamw_elements(plan, d);
+  w.tp_group = place_group(tp_group_ranks(plan.tp(), d), topology.gpus_per_node);
+  return w;
+}
+
+// Classes of DP ranks with identical work; the first DP rank of each class stands for it.
+// Every DP collective has every DP rank as a member, so the ranks of one class reach each one
+// at the same time and leave it together: by induction over the step, their timelines are
+// identical, and one simulation serves them all (DP-SC: every DP rank alike). Returns the class
+// of every DP rank and fills `representatives`.
+std::vector<int> dp_rank_classes(const plan::StepPlan& plan, const Topology& topology, bool group,
+                                 std::vector<DpRankWork>& representatives) {
+  std::vector<int> classes;
+  // Candidates by a cheap key, confirmed by comparing the work itself.
+  std::map<std::tuple<std::int64_t, std::size_t, std::size_t>, std::vector<int>> by_key;
+  for (int d = 0; d < plan.dp(); ++d) {
+    DpRankWork w = dp_rank_work(plan, topology, d);
+    int found = kNone;
+    std::vector<int>& candidates =
+        by_key[{w.adamw_elements, w.replicated->size(), w.groups->size()}];
+    if (group) {
+      for (const int c : candidates) {
+        if (representatives[static_cast<std::size_t>(c)] == w) found = c;
+        if (found != kNone) break;
+      }
+    }
+    if (found == kNone) {
+      found = static_cast<int>(representatives.size());
+      candidates.push_back(found);
+      representatives.push_back(w);
+    }
+    classes.push_back(found);
+  }
+  return classes;
+}
+
+// Index in StepModel::ranks of TP rank t of a class.
+int rank_of(int dp_class, int tp_rank, int tp) { return dp_class * tp + tp_rank; }
+
+// One instance per DP collective and DP group; its members are the simulated ranks, its cost
+// that of every DP rank's bytes.
+void add_dp_instances(const plan::StepPlan& plan, const Topology& topology,
+                      const ProjectionOptions& options, StepModel& model, int classes) {
   const int tp = plan.tp();
-  const plan::PlanMetrics metrics = plan::plan_metrics(plan);
-  CANZONA_CHECK(metrics.ranks.size() == static_cast<std::size_t>(dp * tp),
-                "plan_metrics must report one load per global rank");
-  MatrixSeconds seconds(plan, compute);
-  StepModel model;
-  model.ranks.reserve(static_cast<std::size_t>(dp * tp));
-  for (int d = 0; d < dp; ++d) {
-    for (int t = 0; t < tp; ++t) {
-      model.ranks.push_back(build_rank(
-          plan, d, t, metrics.ranks[static_cast<std::size_t>(d * tp + t)], compute, seconds));
+  for (int t = 0; t < tp; ++t) {
+    const GroupPlacement placement =
+        place_group(dp_group_ranks(plan.dp(), tp, t), topology.gpus_per_node);
+    for (std::size_t k = 0; k < model.dp_slots.size(); ++k) {
+      const plan::DpCollectiveSlot& slot = model.dp_slots[k];
+      Instance inst;
+      inst.seconds = instance_seconds(topology, slot.collective, slot.bytes_sent,
+                                      slot.bytes_received, placement, options.uneven);
+      inst.hideable = is_hideable(plan, slot.collective);
+      const int id = static_cast<int>(model.instances.size());
+      for (int c = 0; c < classes; ++c) {
+        const int r = rank_of(c, t, tp);
+        RankWork& w = model.ranks[static_cast<std::size_t>(r)];
+        // DP ops sit before (grad sync) or after (param sync) the rank's TP ops.
+        const std::size_t i = slot.collective.phase == Phase::kGradSync ? k : k + w.tp_ops.size();
+        w.ops[i].instance = id;
+        inst.members.emplace_back(r, static_cast<int>(i));
+      }
+      model.instances.push_back(std::move(inst));
     }
   }
+}
 
-  // Match collectives: the k-th collective a rank issues on its DP (TP) group is the k-th of
-  // every other member, as NCCL and MPI require.
-  std::vector<std::vector<int>> dp_group(static_cast<std::size_t>(tp));  // [tp_rank][seq]
-  std::vector<std::vector<int>> tp_group(static_cast<std::size_t>(dp));  // [dp_rank][seq]
-  for (int r = 0; r < dp * tp; ++r) {
+// Matches and costs the TP collectives of one class's TP group: the k-th collective a rank
+// issues on its TP group is the k-th of every other member, as NCCL and MPI require. Returns the
+// number of instances.
+int add_tp_instances(const Topology& topology, const ProjectionOptions& options, StepModel& model,
+                     int dp_class, int tp) {
+  std::vector<int> sequence;  // [seq] → instance
+  const std::size_t first_instance = model.instances.size();
+  std::vector<int> global;  // members' global ranks
+  for (int t = 0; t < tp; ++t) {
+    const int r = rank_of(dp_class, t, tp);
     RankWork& w = model.ranks[static_cast<std::size_t>(r)];
-    std::size_t dp_seq = 0, tp_seq = 0;
+    global.push_back(w.dp_rank * tp + t);
+    std::size_t seq = 0;
     for (std::size_t i = 0; i < w.ops.size(); ++i) {
-      const bool on_dp = w.ops[i].collective.group == plan::Group::kDp;
-      auto& sequence = on_dp ? dp_group[static_cast<std::size_t>(w.tp_rank)]
-                             : tp_group[static_cast<std::size_t>(w.dp_rank)];
-      std::size_t& seq = on_dp ? dp_seq : tp_seq;
+      if (w.ops[i].collective->group != plan::Group::kTp) continue;
       if (seq == sequence.size()) {
         sequence.push_back(static_cast<int>(model.instances.size()));
         model.instances.emplace_back();
@@ -304,18 +487,17 @@ StepModel build_model(const plan::StepPlan& plan, const Topology& topology, Comp
       w.ops[i].instance = id;
     }
   }
-
-  // Cost every instance once.
-  for (Instance& inst : model.instances) {
+  const GroupPlacement placement = place_group(global, topology.gpus_per_node);
+  for (std::size_t id = first_instance; id < model.instances.size(); ++id) {
+    Instance& inst = model.instances[id];
     const auto& [r0, i0] = inst.members.front();
-    const PlannedCollective& first =
-        model.ranks[static_cast<std::size_t>(r0)].ops[static_cast<std::size_t>(i0)].collective;
-    const int expected = first.group == plan::Group::kDp ? dp : tp;
-    std::vector<const PlannedCollective*> members;
-    std::vector<int> global;
+    const auto op_of = [&](int r, int i) -> const PlannedCollective& {
+      return *model.ranks[static_cast<std::size_t>(r)].ops[static_cast<std::size_t>(i)].collective;
+    };
+    const PlannedCollective& first = op_of(r0, i0);
+    std::vector<std::uint64_t> sent, received;
     for (const auto& [r, i] : inst.members) {
-      const PlannedCollective& c =
-          model.ranks[static_cast<std::size_t>(r)].ops[static_cast<std::size_t>(i)].collective;
+      const PlannedCollective& c = op_of(r, i);
       // all_to_all's count is what this rank sends, so it may differ; everywhere else the
       // count is the group's.
       const bool count_differs = c.op != "all_to_all" && c.count != first.count;
@@ -323,56 +505,102 @@ StepModel build_model(const plan::StepPlan& plan, const Topology& topology, Comp
         throw Error(fmt::format(
             "projection: ranks {} and {} disagree on a collective of their group: {} vs {} (the "
             "plan's collectives do not match across ranks)",
-            r0, r, describe(first), describe(c)));
+            global[static_cast<std::size_t>(r0 % tp)], global[static_cast<std::size_t>(r % tp)],
+            describe(first), describe(c)));
       }
-      members.push_back(&c);
-      global.push_back(r);
+      sent.push_back(c.bytes_sent);
+      received.push_back(c.bytes_received);
     }
-    if (static_cast<int>(inst.members.size()) != expected) {
+    if (static_cast<int>(inst.members.size()) != tp) {
       throw Error(fmt::format(
           "projection: only {} of {} ranks issue the collective {} (issued first by rank {}); "
           "the plan's collective sequences differ in length across the group",
-          inst.members.size(), expected, describe(first), r0));
+          inst.members.size(), tp, describe(first), global[static_cast<std::size_t>(r0 % tp)]));
     }
-    const GroupPlacement placement = place_group(global, topology.gpus_per_node);
-    if (first.op == "barrier") {
-      inst.seconds = placement.size > 1 ? topology.intra_node.base_latency_us * 1e-6 : 0.0;
-    } else if (const auto uneven =
-                   uneven_seconds(topology, first, members, placement, options.uneven)) {
-      inst.seconds = *uneven;
-    } else {
-      inst.seconds = estimate_collective(topology, collective_class_of(first.op),
-                                         bus_bytes(first.op, members), placement)
-                         .seconds;
+    inst.seconds = instance_seconds(topology, first, sent, received, placement, options.uneven);
+    inst.hideable = false;
+  }
+  return static_cast<int>(model.instances.size() - first_instance);
+}
+
+StepModel build_model(const plan::StepPlan& plan, const Topology& topology, ComputeModel& compute,
+                      const ProjectionOptions& options) {
+  const int tp = plan.tp();
+  StepModel model;
+  model.tp = tp;
+  model.dp_slots = plan::dp_collective_slots(plan);
+  std::vector<DpRankWork> classes;
+  model.dp_class = dp_rank_classes(plan, topology, options.group_identical_ranks, classes);
+  std::vector<int> class_size(classes.size(), 0);
+  for (const int c : model.dp_class) ++class_size[static_cast<std::size_t>(c)];
+
+  ShapeSeconds shapes(compute);
+  MatrixSeconds seconds(plan, shapes);
+  model.ranks.reserve(classes.size() * static_cast<std::size_t>(tp));
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    const int d = static_cast<int>(
+        std::find(model.dp_class.begin(), model.dp_class.end(), static_cast<int>(c)) -
+        model.dp_class.begin());
+    const std::int64_t elements = classes[c].adamw_elements;
+    const double adamw = elements > 0 ? adamw_seconds(plan, shapes, elements) : -1.0;
+    for (int t = 0; t < tp; ++t) {
+      model.ranks.push_back(build_rank(plan, model, d, t, adamw, seconds));
+      model.compute_tasks += class_size[c] * static_cast<int>(model.ranks.back().tasks.size());
     }
-    inst.hideable = first.group == plan::Group::kDp &&
-                    (first.phase == Phase::kGradSync ||
-                     (first.phase == Phase::kParamSync && first.buffer < plan.buffers.size() &&
-                      plan.buffers[first.buffer].param_sync == plan::ParamSync::kAllGather));
+  }
+  add_dp_instances(plan, topology, options, model, static_cast<int>(classes.size()));
+  model.collectives = static_cast<int>(model.instances.size());
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    model.collectives +=
+        class_size[c] * add_tp_instances(topology, options, model, static_cast<int>(c), tp);
   }
   return model;
 }
 
-double max_end(const std::vector<double>& ends, const std::vector<int>& ids) {
-  double t = 0;
-  for (const int i : ids) t = std::max(t, ends[static_cast<std::size_t>(i)]);
-  return t;
+// Where one simulated rank's streams are.
+struct Cursor {
+  std::size_t next_op = 0, next_task = 0;
+  double comm_free = 0, compute_free = 0;
+  bool arrived = false;
+  std::vector<double> op_end, task_end;
+};
+
+double op_seconds(const Instance& inst, bool hide_overlappable) {
+  return hide_overlappable && inst.hideable ? 0.0 : inst.seconds;
 }
 
-bool all_done(const std::vector<double>& ends, const std::vector<int>& ids) {
-  return std::all_of(ids.begin(), ids.end(),
-                     [&](int i) { return ends[static_cast<std::size_t>(i)] != kUnset; });
+// Every rank's comm stream opens with the DP gradient sync, which waits for nothing: each of its
+// collectives starts when the previous one ends, on every member alike. Runs that prefix once
+// per DP group instead of through the arrival machinery; the times are the same sums.
+void run_grad_sync(StepModel& model, bool hide_overlappable, std::vector<Cursor>& cur) {
+  std::size_t prefix = 0;
+  for (const plan::DpCollectiveSlot& s : model.dp_slots) {
+    if (s.collective.phase == Phase::kGradSync) ++prefix;
+  }
+  for (std::size_t k = 0; k < prefix; ++k) {
+    for (int t = 0; t < model.tp; ++t) {
+      const auto first = static_cast<std::size_t>(t);  // simulated rank of class 0
+      const int id = model.ranks[first].ops[k].instance;
+      Instance& inst = model.instances[static_cast<std::size_t>(id)];
+      inst.ready = cur[first].comm_free;  // every member's: they all left the previous one now
+      inst.arrived = static_cast<int>(inst.members.size());
+      const double end = inst.ready + op_seconds(inst, hide_overlappable);
+      for (const auto& [mr, mi] : inst.members) {
+        const auto m = static_cast<std::size_t>(mr);
+        CommOp& op = model.ranks[m].ops[static_cast<std::size_t>(mi)];
+        op.start = inst.ready;
+        op.end = end;
+        cur[m].comm_free = end;
+        cur[m].op_end[static_cast<std::size_t>(mi)] = end;
+        cur[m].next_op = static_cast<std::size_t>(mi) + 1;
+      }
+    }
+  }
 }
 
 // Runs the two streams of every rank to completion; fills start / end of every op and task.
 void simulate(StepModel& model, bool hide_overlappable) {
   const std::size_t n = model.ranks.size();
-  struct Cursor {
-    std::size_t next_op = 0, next_task = 0;
-    double comm_free = 0, compute_free = 0;
-    bool arrived = false;
-    std::vector<double> op_end, task_end;
-  };
   std::vector<Cursor> cur(n);
   for (std::size_t r = 0; r < n; ++r) {
     cur[r].op_end.assign(model.ranks[r].ops.size(), kUnset);
@@ -382,6 +610,11 @@ void simulate(StepModel& model, bool hide_overlappable) {
     inst.arrived = 0;
     inst.ready = 0;
   }
+  run_grad_sync(model, hide_overlappable, cur);
+  // The end of entry `dep` of a stream, 0 for none; kUnset while it has not finished.
+  const auto end_of = [](const std::vector<double>& ends, int dep) {
+    return dep == kNone ? 0.0 : ends[static_cast<std::size_t>(dep)];
+  };
   std::deque<std::size_t> work(n);
   std::iota(work.begin(), work.end(), std::size_t{0});
   std::vector<char> queued(n, 1);
@@ -396,8 +629,9 @@ void simulate(StepModel& model, bool hide_overlappable) {
       progressed = false;
       if (c.next_task < w.tasks.size()) {
         Task& t = w.tasks[c.next_task];
-        if (all_done(c.op_end, t.deps)) {
-          t.start = std::max(c.compute_free, max_end(c.op_end, t.deps));
+        const double ready = end_of(c.op_end, t.dep);
+        if (ready != kUnset) {
+          t.start = std::max(c.compute_free, ready);
           t.end = t.start + t.seconds;
           c.compute_free = t.end;
           c.task_end[c.next_task++] = t.end;
@@ -406,12 +640,13 @@ void simulate(StepModel& model, bool hide_overlappable) {
       }
       if (c.next_op < w.ops.size() && !c.arrived) {
         CommOp& op = w.ops[c.next_op];
-        if (all_done(c.task_end, op.deps)) {
+        const double ready = end_of(c.task_end, op.dep);
+        if (ready != kUnset) {
           Instance& inst = model.instances[static_cast<std::size_t>(op.instance)];
-          inst.ready = std::max(inst.ready, std::max(c.comm_free, max_end(c.task_end, op.deps)));
+          inst.ready = std::max(inst.ready, std::max(c.comm_free, ready));
           c.arrived = true;
           if (++inst.arrived == static_cast<int>(inst.members.size())) {
-            const double seconds = hide_overlappable && inst.hideable ? 0.0 : inst.seconds;
+            const double seconds = op_seconds(inst, hide_overlappable);
             for (const auto& [mr, mi] : inst.members) {
               const auto m = static_cast<std::size_t>(mr);
               CommOp& mop = model.ranks[m].ops[static_cast<std::size_t>(mi)];
@@ -438,12 +673,12 @@ void simulate(StepModel& model, bool hide_overlappable) {
     if (cur[r].next_op < w.ops.size() || cur[r].next_task < w.tasks.size()) {
       const std::string what = cur[r].next_op < w.ops.size()
                                    ? fmt::format("collective #{} ({})", cur[r].next_op,
-                                                 describe(w.ops[cur[r].next_op].collective))
+                                                 describe(*w.ops[cur[r].next_op].collective))
                                    : fmt::format("kernel #{}", cur[r].next_task);
       throw Error(fmt::format(
           "projection: the step deadlocks: rank {} (dp {}, tp {}) never gets past {}; the plan's "
           "collective order and dependencies are inconsistent across ranks",
-          r, w.dp_rank, w.tp_rank, what));
+          w.dp_rank * model.tp + w.tp_rank, w.dp_rank, w.tp_rank, what));
     }
   }
 }
@@ -478,19 +713,17 @@ double& phase_slot(PhaseTimes& p, Phase phase) {
   return p.param_sync;
 }
 
+// The timeline of every simulated rank; idle is left to expand().
 std::vector<RankTimeline> timelines(const StepModel& model) {
   std::vector<RankTimeline> out;
-  double step_end = 0;
-  for (std::size_t r = 0; r < model.ranks.size(); ++r) {
-    const RankWork& w = model.ranks[r];
+  for (const RankWork& w : model.ranks) {
     RankTimeline t;
-    t.rank = static_cast<int>(r);
     t.dp_rank = w.dp_rank;
     t.tp_rank = w.tp_rank;
     std::vector<std::pair<double, double>> comm, kernels;
     for (const CommOp& op : w.ops) {
       const double d = op.end - op.start;
-      phase_slot(t.phases, op.collective.phase) += d;
+      phase_slot(t.phases, op.collective->phase) += d;
       t.comm_busy += d;
       t.end = std::max(t.end, op.end);
       if (d > 0) comm.emplace_back(op.start, op.end);
@@ -504,8 +737,27 @@ std::vector<RankTimeline> timelines(const StepModel& model) {
     }
     const double hidden = overlap(comm, kernels);
     t.exposed_comm = t.comm_busy - hidden;
-    step_end = std::max(step_end, t.end);
     out.push_back(t);
+  }
+  return out;
+}
+
+// Every global rank's timeline from its class's simulated one, in global rank order, with idle
+// against the step's end.
+std::vector<RankTimeline> expand(const StepModel& model,
+                                 const std::vector<RankTimeline>& simulated) {
+  std::vector<RankTimeline> out;
+  out.reserve(model.dp_class.size() * static_cast<std::size_t>(model.tp));
+  double step_end = 0;
+  for (std::size_t d = 0; d < model.dp_class.size(); ++d) {
+    for (int t = 0; t < model.tp; ++t) {
+      RankTimeline r = simulated[static_cast<std::size_t>(rank_of(model.dp_class[d], t, model.tp))];
+      r.dp_rank = static_cast<int>(d);
+      r.tp_rank = t;
+      r.rank = r.dp_rank * model.tp + t;
+      step_end = std::max(step_end, r.end);
+      out.push_back(r);
+    }
   }
   for (RankTimeline& t : out) {
     t.idle = step_end - (t.compute_busy + t.exposed_comm);
@@ -581,8 +833,8 @@ Projection project(const plan::StepPlan& plan, const Topology& topology, Compute
   p.uneven = options.uneven;
   p.dp = plan.dp();
   p.tp = plan.tp();
-  p.collectives = static_cast<int>(model.instances.size());
-  for (const RankWork& w : model.ranks) p.compute_tasks += static_cast<int>(w.tasks.size());
+  p.collectives = model.collectives;
+  p.compute_tasks = model.compute_tasks;
 
   if (options.with_overlapped_variant) {
     simulate(model, true);
@@ -591,7 +843,7 @@ Projection project(const plan::StepPlan& plan, const Topology& topology, Compute
     }
   }
   simulate(model, false);
-  p.ranks = timelines(model);
+  p.ranks = expand(model, timelines(model));
 
   double busy_sum = 0, busy_max = 0;
   for (const RankTimeline& t : p.ranks) {

@@ -55,6 +55,7 @@ inline constexpr std::string_view kOptimizerStepFamily = "OptimizerStep";
 inline constexpr std::string_view kE2EIterationFamily = "E2EIteration";
 inline constexpr std::string_view kPlannerFamily = "Planner";
 inline constexpr std::string_view kKernelsFamily = "Kernels";
+inline constexpr std::string_view kProjectorFamily = "Projector";
 /// Every family above, with the pattern its names follow (for documentation and errors).
 std::vector<std::pair<std::string_view, std::string_view>> benchmark_families();
 
@@ -80,6 +81,9 @@ std::string optimizer_step_name(const DistributedCase& c);
 std::string e2e_iteration_name(const DistributedCase& c, int seq, int mbs);
 /// `Planner/[<optimizer>/]<strategy>/<model>/gpus:/dp:/tp:` (no optimizer: the layout rows).
 std::string planner_name(const DistributedCase& c);
+/// `Projector/<optimizer>/<model>/gpus:/dp:/tp:`: the cost of projecting every strategy's step
+/// (lib/sim) once; no strategy axis, since one row covers them all.
+std::string projector_name(std::string_view optimizer, std::string_view model, int dp, int tp);
 /// `Kernels/<optimizer>/<backend>/shape:<rows>x<cols>`.
 std::string kernels_name(std::string_view optimizer, std::string_view backend, std::int64_t rows,
                          std::int64_t cols);

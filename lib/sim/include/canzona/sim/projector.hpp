@@ -80,6 +80,11 @@ struct ProjectionOptions {
   /// --overlap-param-gather): Projection::optimizer_seconds. Layer-wise's all-gather-v of owned
   /// parameters runs after the step and is never hidden.
   bool with_overlapped_variant = true;
+  /// Simulate one DP rank per class of DP ranks whose TP groups do identical work (same
+  /// micro-groups, replicated matrices, AdamW slice and TP group placement) and give its timeline
+  /// to all of them, which is exact (projector.cpp says why) and makes DP-SC cost one DP rank.
+  /// false simulates every rank: the reference the tests compare the grouping against.
+  bool group_identical_ranks = true;
 };
 
 /// The projection of one plan.
