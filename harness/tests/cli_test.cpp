@@ -4,6 +4,7 @@
 // canzona-bench as a black box: good paths print what they promise; bad input gets a clear
 // message on stderr, exit code 2 and nothing on stdout.
 #include <canzona/testing/run_process.hpp>
+#include "fixture_files.hpp"
 
 #include <canzona/model/catalog.hpp>
 #include <canzona/testing/seed.hpp>
@@ -19,10 +20,6 @@
 
 namespace canzona::testing {
 namespace {
-
-ProcessResult bench(const std::vector<std::string>& args) {
-  return run_process(CANZONA_BENCH_EXE, args);
-}
 
 // A file in a fresh temporary directory, removed with the fixture.
 class TempDir {

@@ -83,4 +83,15 @@ void rename_rows(nlohmann::json& run, const std::string& key, const std::string&
   }
 }
 
+ProcessResult bench(const std::vector<std::string>& args) {
+  return run_process(CANZONA_BENCH_EXE, args);
+}
+
+std::string line_containing(const std::string& text, const std::string& needle) {
+  const std::size_t at = text.find(needle);
+  if (at == std::string::npos) return "";
+  const std::size_t begin = text.rfind('\n', at) + 1;
+  return text.substr(begin, text.find('\n', at) - begin);
+}
+
 }  // namespace canzona::testing

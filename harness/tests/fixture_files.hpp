@@ -6,10 +6,13 @@
 // that holds them.
 #pragma once
 
+#include <canzona/testing/run_process.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace canzona::testing {
 
@@ -50,5 +53,11 @@ void set_label(nlohmann::json& run, const std::string& key, const std::string& l
 
 /// Renames benchmark `key` to `new_key` in every row (name and run_name).
 void rename_rows(nlohmann::json& run, const std::string& key, const std::string& new_key);
+
+/// The canzona-bench of this build run with `args`, as a user would run it.
+ProcessResult bench(const std::vector<std::string>& args);
+
+/// The line of `text` that holds `needle` (without its newline), or "" when none does.
+std::string line_containing(const std::string& text, const std::string& needle);
 
 }  // namespace canzona::testing

@@ -27,17 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ProcessResult bench(const std::vector<std::string>& args) {
-  return run_process(CANZONA_BENCH_EXE, args);
-}
-
-std::string line_containing(const std::string& text, const std::string& needle) {
-  const std::size_t at = text.find(needle);
-  if (at == std::string::npos) return "";
-  const std::size_t begin = text.rfind('\n', at) + 1;
-  return text.substr(begin, text.find('\n', at) - begin);
-}
-
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;

@@ -26,10 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ProcessResult bench(const std::vector<std::string>& args) {
-  return run_process(CANZONA_BENCH_EXE, args);
-}
-
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

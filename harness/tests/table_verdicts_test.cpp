@@ -17,17 +17,6 @@
 namespace canzona::testing {
 namespace {
 
-ProcessResult bench(const std::vector<std::string>& args) {
-  return run_process(CANZONA_BENCH_EXE, args);
-}
-
-std::string line_containing(const std::string& text, const std::string& needle) {
-  const std::size_t at = text.find(needle);
-  if (at == std::string::npos) return "";
-  const std::size_t begin = text.rfind('\n', at) + 1;
-  return text.substr(begin, text.find('\n', at) - begin);
-}
-
 bool is_repetition(const nlohmann::json& row) { return row.value("run_type", "") == "iteration"; }
 
 std::string name_of(const nlohmann::json& row) { return row.value("run_name", row["name"]); }
