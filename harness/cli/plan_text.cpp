@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plan_text.hpp"
 
+#include <canzona/plan/cost.hpp>
+
 #include <canzona/layout/format.hpp>
 #include <canzona/optim/options.hpp>
 #include <canzona/plan/preset.hpp>
@@ -77,6 +79,10 @@ void print_header(Out it, const PlanReport& report) {
       !slotted ? "-" : (o.slot_mib > 0 ? fmt::format("{:g} MiB", o.slot_mib) : "unbounded"),
       transported ? std::string(plan::to_string(o.transport)) : "-",
       transported ? std::string(plan::to_string(o.tp_execution)) : "-", split_text(o.split));
+  if (const std::string_view warning = plan::cost_proxy_warning(o.cost, o.optimizer.kind);
+      !warning.empty()) {
+    fmt::format_to(it, "  {:<10} {}\n", "warning", warning);
+  }
   fmt::format_to(it, "  {:<10} {} model parameters, {} gradient reduction{}\n", "precision",
                  plan::dtype_name(o.precision.params), plan::dtype_name(o.precision.grad_reduce),
                  o.precision.params == comm::DataType::kBFloat16

@@ -18,6 +18,7 @@
 #include <canzona/harness/cli.hpp>
 #include <canzona/io/atomic_file.hpp>
 #include <canzona/layout/parallel_config.hpp>
+#include <canzona/plan/cost.hpp>
 #include <canzona/plan/step_plan.hpp>
 #include <canzona/sim/compute_model.hpp>
 #include <canzona/sim/projector.hpp>
@@ -206,17 +207,19 @@ std::vector<double> efficiency_band(const ProjectOptions& o, const sim::Topology
 
 std::string settings_line(const plan::StepPlan& plan) {
   const plan::StrategyOptions& o = plan.options;
+  const std::string_view warning = plan::cost_proxy_warning(o.cost, o.optimizer.kind);
   std::vector<std::string_view> split;
   if (o.split.qkv) split.push_back(o.split.qkv_per_head ? "qkv per head" : "qkv");
   if (o.split.fc1) split.push_back("fc1");
   return fmt::format(
       "bucket {} elements, cost {}, slot {}, TP execution {}, {} params / {} gradient "
-      "reduction, split {}",
+      "reduction, split {}{}",
       plan.layout.options.bucket_size, plan::to_string(o.cost),
       o.slot_mib > 0 ? fmt::format("{:g} MiB", o.slot_mib) : std::string("unbounded"),
       plan::to_string(o.tp_execution), plan::dtype_name(o.precision.params),
       plan::dtype_name(o.precision.grad_reduce),
-      split.empty() ? std::string("none") : fmt::format("{}", fmt::join(split, ", ")));
+      split.empty() ? std::string("none") : fmt::format("{}", fmt::join(split, ", ")),
+      warning.empty() ? std::string() : fmt::format("; {}", warning));
 }
 
 int project(const ProjectOptions& o, std::ostream& out) {

@@ -84,6 +84,27 @@ TEST(PlanCommandTest, TextShowsHeaderSummaryRanksBucketsAndOwners) {
   EXPECT_FALSE(contains(r.out, "ZeRO-1 layout of")) << "the layout view needs --layout";
 }
 
+// The element count is a fair cost for Muon's Newton–Schulz, a trap for Shampoo's and SOAP's
+// eigendecompositions: the plan says so where it matters and only there.
+TEST(PlanCommandTest, SaysWhenTheCostIsAPoorProxyForTheOptimizer) {
+  const std::string warning = "cost numel is a poor proxy for this optimizer";
+  for (const char* optimizer : {"shampoo", "soap"}) {
+    const ProcessResult r = bench({"plan", "--model", "qwen3-1.7b", "--dp", "4", "--optimizer",
+                                   optimizer, "--cost", "numel"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("  warning    " + warning), std::string::npos) << optimizer << r.out;
+  }
+  for (const std::vector<std::string>& fine :
+       {std::vector<std::string>{"--optimizer", "muon", "--cost", "numel"},
+        std::vector<std::string>{"--optimizer", "shampoo", "--cost", "flops"}}) {
+    std::vector<std::string> args = {"plan", "--model", "qwen3-1.7b", "--dp", "4"};
+    args.insert(args.end(), fine.begin(), fine.end());
+    const ProcessResult r = bench(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find(warning), std::string::npos) << r.out;
+  }
+}
+
 TEST(PlanCommandTest, TextAndJsonAgreeOnTheHashAndTheSummary) {
   const ProcessResult text = bench(kPlan32);
   ASSERT_EQ(text.exit_code, 0) << text.err;

@@ -50,6 +50,16 @@ CostKind parse_cost_kind(std::string_view text) {
   throw ConfigError(fmt::format("unknown partition cost '{}'; choose one of: numel, flops", text));
 }
 
+std::string_view cost_proxy_warning(CostKind kind, optim::OptimizerKind optimizer) {
+  if (kind != CostKind::kNumel) return "";
+  if (optimizer != optim::OptimizerKind::kShampoo && optimizer != optim::OptimizerKind::kSoap) {
+    return "";
+  }
+  return "cost numel is a poor proxy for this optimizer: its eigendecompositions grow with the "
+         "cube of each matrix side, not with the element count, so the busiest rank can hold "
+         "several times its share of the work; --cost flops balances what is computed";
+}
+
 std::vector<double> entry_costs(const layout::Zero1Layout& layout, const layout::Buffer& buffer,
                                 CostKind kind, const optim::OptimizerSpec& spec) {
   std::vector<double> costs;

@@ -25,6 +25,12 @@ std::string_view to_string(CostKind kind);  ///< "numel", "flops"
 /// Case-insensitive; ConfigError listing the choices for anything else.
 CostKind parse_cost_kind(std::string_view text);
 
+/// Why `kind` misleads a partition for the optimizer `optimizer`, or "" when it does not: the
+/// element count tracks Muon's Newton–Schulz work well enough (its FLOPs grow with the matrix's
+/// area times its short side), but Shampoo's and SOAP's eigendecompositions grow with the cube
+/// of each side, so a numel-balanced plan piles the large square matrices on a few ranks.
+std::string_view cost_proxy_warning(CostKind kind, optim::OptimizerKind optimizer);
+
 /// One cost per entry of `buffer` (same order as buffer.entries), as a double.
 ///  - kNumel: entry.numel(), the TP-local element count this DP rank's buffer slice holds.
 ///  - kFlops: for a matrix entry, optim::step_cost(spec, rows, cols).mean_flops() of the FULL
