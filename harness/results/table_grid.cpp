@@ -113,6 +113,7 @@ std::string title_of(const std::string& family) {
   if (family == "E2EIteration") return "iteration time";
   if (family == "Planner") return "planning time";
   if (family == "Kernels") return "single-matrix step time";
+  if (family == "Projector") return "time to project every strategy's step";
   return "time";
 }
 
@@ -125,7 +126,8 @@ std::string backend_of(const Cell& c) {
 // "GPUs" where every rank is one (projections, the cuda backend, plans made for that many),
 // "CPU ranks" where every rank is an MPI process on CPUs, "ranks" with a note otherwise.
 std::string ranks_header(const FamilyTable& t, std::string& note) {
-  if (t.family == "Planner") return "GPUs";
+  // Plans and projections are made for that many GPUs on one CPU.
+  if (t.family == "Planner" || t.family == "Projector") return "GPUs";
   std::set<std::string> kinds;
   for (const Line& line : t.lines) {
     for (const auto& [column, cell] : line.cells) {
