@@ -19,8 +19,6 @@
 #include <boost/archive/iterators/base64_from_binary.hpp>
 #include <boost/archive/iterators/transform_width.hpp>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -117,29 +115,9 @@ std::string html_page(const Run& run, const std::string& tables,
   return html;
 }
 
-// DIR must not exist yet, or be an empty folder: a report never mixes with other files.
-void check_report_folder(const fs::path& out) {
-  if (out.empty()) throw ConfigError("--out is empty: give the folder the report goes to");
-  std::error_code ec;
-  if (fs::exists(out, ec)) {
-    if (!fs::is_directory(out, ec) || !fs::is_empty(out, ec)) {
-      throw ConfigError(fmt::format(
-          "--out {}: exists and is not an empty folder; remove it or choose a new folder",
-          out.string()));
-    }
-  }
-  const fs::path parent = fs::absolute(out).parent_path();
-  if (!fs::is_directory(parent, ec)) {
-    throw ConfigError(
-        fmt::format("--out {}: the folder {} does not exist", out.string(), parent.string()));
-  }
-  if (::access(parent.c_str(), W_OK) != 0) {
-    throw ConfigError(fmt::format("--out {}: cannot write in {}", out.string(), parent.string()));
-  }
-}
-
 int report(const ReportOptions& o, std::ostream& out) {
-  check_report_folder(o.out);
+  // DIR must be new or empty: a report never mixes with other files.
+  io::check_output_folder(o.out, "--out");
   const Run run = read_run(o.run);
   require_canzona_provenance(run.context, run.source, o.allow_debug);
 
@@ -156,7 +134,7 @@ int report(const ReportOptions& o, std::ostream& out) {
   const std::string html_tables = render_table(run, table);
 
   // Built beside DIR, renamed into place when complete.
-  const fs::path target = fs::absolute(o.out).lexically_normal();
+  const fs::path target = io::output_folder_path(o.out);
   const fs::path staging = target.parent_path() / ("." + target.filename().string() + ".partial");
   std::error_code ec;
   fs::remove_all(staging, ec);
@@ -175,7 +153,7 @@ int report(const ReportOptions& o, std::ostream& out) {
                               markdown_page(run, markdown_tables, figures, no_figures));
     io::write_file_atomically(staging / "report.html",
                               html_page(run, html_tables, figures, no_figures));
-    if (fs::exists(target)) fs::remove(target);  // the empty folder check_report_folder allowed
+    if (fs::exists(target)) fs::remove(target);  // the empty folder check_output_folder allowed
     fs::rename(staging, target);
     out << fmt::format("report written to {}: report.md, report.html, {} figure(s) in figures/\n",
                        o.out, figures.size());

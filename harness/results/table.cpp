@@ -49,7 +49,7 @@ std::string speedup_text(const GridCell& c, TableFormat format) {
   const bool latex = format == TableFormat::kLatex;
   const table_grid::Speedup& s = c.speedup;
   std::string text = latex ? fmt::format("{:.2f}$\\times$", s.ratio) : format_ratio(s.ratio);
-  if (s.interval && std::isfinite(s.upper) && s.lower > 0) {
+  if (s.bounded) {
     text += fmt::format(" [{:.2f}, {:.2f}]", s.lower, s.upper);
   }
   if (s.interval && !s.significant) text += latex ? "$^{\\mathrm{ns}}$" : " n.s.";
@@ -121,15 +121,11 @@ std::vector<std::string> notes_of(const Grid& grid, TableFormat format) {
   return notes;
 }
 
-std::string render_markdown(const std::vector<Run>& runs, const std::vector<Grid>& grids,
-                            const TableOptions& options) {
+std::string render_markdown(const std::vector<std::string>& provenance,
+                            const std::vector<Grid>& grids) {
   std::string md;
-  if (options.provenance) {
-    for (const Run& run : runs) {
-      for (const std::string& line : provenance_lines(run)) {
-        md += "> " + markdown_text(line) + "  \n";
-      }
-    }
+  if (!provenance.empty()) {
+    for (const std::string& line : provenance) md += "> " + markdown_text(line) + "  \n";
     md += "\n";
   }
   for (const Grid& grid : grids) {
@@ -152,16 +148,13 @@ std::string render_markdown(const std::vector<Run>& runs, const std::vector<Grid
 }
 
 // An HTML fragment (no <html> or <head>): a report or a page embeds it.
-std::string render_html(const std::vector<Run>& runs, const std::vector<Grid>& grids,
-                        const TableOptions& options) {
+std::string render_html(const std::vector<std::string>& provenance,
+                        const std::vector<Grid>& grids) {
   std::string html;
-  if (options.provenance) {
-    html += "<p class=\"provenance\">";
+  if (!provenance.empty()) {
     std::vector<std::string> lines;
-    for (const Run& run : runs) {
-      for (const std::string& line : provenance_lines(run)) lines.push_back(html_text(line));
-    }
-    html += fmt::format("{}</p>\n", fmt::join(lines, "<br>\n"));
+    for (const std::string& line : provenance) lines.push_back(html_text(line));
+    html += fmt::format("<p class=\"provenance\">{}</p>\n", fmt::join(lines, "<br>\n"));
   }
   for (const Grid& grid : grids) {
     html += fmt::format("<h3>{} — {} (ms, median ±relative spread)</h3>\n<table>\n<thead><tr>",
@@ -347,14 +340,13 @@ std::vector<std::pair<std::size_t, std::size_t>> latex_chunks(const LatexTable& 
   return chunks;
 }
 
-std::string render_latex(const std::vector<Run>& runs, const std::vector<Grid>& grids) {
+std::string render_latex(const std::vector<std::string>& provenance_text,
+                         const std::vector<Grid>& grids) {
   std::string tex =
       "% Needs \\usepackage{booktabs} and \\usepackage{graphicx} in the preamble.\n"
       "% Written by canzona-bench table; provenance in each table's notes.\n";
   std::vector<std::string> provenance;
-  for (const Run& run : runs) {
-    for (const std::string& line : provenance_lines(run)) provenance.push_back(latex_text(line));
-  }
+  for (const std::string& line : provenance_text) provenance.push_back(latex_text(line));
   for (const Grid& grid : grids) {
     const std::optional<std::size_t> model = model_column(grid);
     LatexTable table = wide_layout(grid, model);
@@ -383,11 +375,10 @@ std::string render_latex(const std::vector<Run>& runs, const std::vector<Grid>& 
 }
 
 // Tidy CSV: one line per benchmark, numbers unformatted, for spreadsheets and pandas.
-std::string render_csv(const std::vector<Run>& runs, const std::vector<FamilyTable>& tables) {
+std::string render_csv(const std::vector<std::string>& provenance,
+                       const std::vector<FamilyTable>& tables) {
   std::string csv;
-  for (const Run& run : runs) {
-    for (const std::string& line : provenance_lines(run)) csv += "# " + one_line(line) + "\n";
-  }
+  for (const std::string& line : provenance) csv += "# " + one_line(line) + "\n";
   csv +=
       "family,model,gpus,dp,tp,optimizer,strategy,backend,params,median_ms,cv,repetitions,"
       "optimizer_ms,canzona_speedup,canzona_speedup_low,canzona_speedup_high,"
@@ -419,8 +410,7 @@ std::string render_csv(const std::vector<Run>& runs, const std::vector<FamilyTab
             speedup_optimizer = table_grid::speedup_of(s, *subject->second.series, optimizer);
           }
         }
-        const bool bounded =
-            speedup && speedup->interval && std::isfinite(speedup->upper) && speedup->lower > 0;
+        const bool bounded = speedup && speedup->bounded;
         const std::string backend =
             s.name.backend.empty() ? cell.run->context_or("canzona_backend", "") : s.name.backend;
         const std::vector<std::string> fields = {
@@ -457,20 +447,42 @@ std::string render_csv(const std::vector<Run>& runs, const std::vector<FamilyTab
   return csv;
 }
 
+// Every run's provenance lines, in the order of the runs; none when the caller states them.
+std::vector<std::string> provenance_of(const std::vector<const Run*>& runs,
+                                       const TableOptions& options) {
+  std::vector<std::string> lines;
+  // LaTeX and CSV keep theirs: a table file must say where it came from on its own.
+  if (!options.provenance && options.format != TableFormat::kLatex &&
+      options.format != TableFormat::kCsv) {
+    return lines;
+  }
+  for (const Run* run : runs) {
+    for (std::string& line : provenance_lines(*run)) lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::string render(const std::vector<const Run*>& runs, const TableOptions& options) {
+  const std::vector<FamilyTable> tables = table_grid::build_tables(runs, options);
+  const std::vector<std::string> provenance = provenance_of(runs, options);
+  if (options.format == TableFormat::kCsv) return render_csv(provenance, tables);
+  std::vector<Grid> grids;
+  for (const FamilyTable& t : tables) grids.push_back(table_grid::make_grid(t, options));
+  if (options.format == TableFormat::kLatex) return render_latex(provenance, grids);
+  if (options.format == TableFormat::kHtml) return render_html(provenance, grids);
+  return render_markdown(provenance, grids);
+}
+
 }  // namespace
 
 std::string render_table(const std::vector<Run>& runs, const TableOptions& options) {
-  const std::vector<FamilyTable> tables = table_grid::build_tables(runs, options);
-  if (options.format == TableFormat::kCsv) return render_csv(runs, tables);
-  std::vector<Grid> grids;
-  for (const FamilyTable& t : tables) grids.push_back(table_grid::make_grid(t, options));
-  if (options.format == TableFormat::kLatex) return render_latex(runs, grids);
-  if (options.format == TableFormat::kHtml) return render_html(runs, grids, options);
-  return render_markdown(runs, grids, options);
+  std::vector<const Run*> pointers;
+  for (const Run& run : runs) pointers.push_back(&run);
+  return render(pointers, options);
 }
 
 std::string render_table(const Run& run, const TableOptions& options) {
-  return render_table(std::vector<Run>{run}, options);
+  return render({&run}, options);
 }
 
 }  // namespace canzona::harness

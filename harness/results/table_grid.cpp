@@ -24,9 +24,9 @@ std::string column_of(const Series& s, TableLayout layout) {
   return layout == TableLayout::kStrategies ? s.name.strategy : s.name.optimizer;
 }
 
-std::string sources_of(const std::vector<Run>& runs) {
+std::string sources_of(const std::vector<const Run*>& runs) {
   std::vector<std::string> sources;
-  for (const Run& r : runs) sources.push_back(r.source);
+  for (const Run* r : runs) sources.push_back(r->source);
   return fmt::format("{}", fmt::join(sources, ", "));
 }
 
@@ -223,14 +223,16 @@ std::vector<std::string> metric_notes(const FamilyTable& t, const std::vector<Me
 
 }  // namespace
 
-std::vector<FamilyTable> build_tables(const std::vector<Run>& runs, const TableOptions& options) {
+std::vector<FamilyTable> build_tables(const std::vector<const Run*>& runs,
+                                      const TableOptions& options) {
   const std::optional<bench::NamePattern> filter = name_filter(options.filter.value_or(""));
   std::vector<FamilyTable> tables;
   std::map<std::string, std::size_t> first_seen;  // model / row-axis values, for line order
   const auto seen = [&](const std::string& v) {
     return first_seen.try_emplace(v, first_seen.size()).first->second;
   };
-  for (const Run& run : runs) {
+  for (const Run* run_pointer : runs) {
+    const Run& run = *run_pointer;
     for (const Series& s : run.series) {
       if (column_of(s, options.layout).empty() || s.error) continue;
       if (filter && !filter->matches(bench::registered_name(s.name))) continue;
@@ -306,6 +308,7 @@ std::optional<Speedup> speedup_of(const Series& baseline, const Series& subject,
   r.ratio = std::exp(shift.estimate);
   r.lower = std::exp(shift.lower);
   r.upper = std::exp(shift.upper);
+  r.bounded = shift.bounded;
   r.significant = shift.bounded && (r.lower > 1.0 || r.upper < 1.0);
   return r;
 }

@@ -40,7 +40,8 @@ struct FamilyTable {
 };
 
 /// Groups the series of `runs` into one table per family; ConfigError as render_table says.
-std::vector<FamilyTable> build_tables(const std::vector<Run>& runs, const TableOptions& options);
+std::vector<FamilyTable> build_tables(const std::vector<const Run*>& runs,
+                                      const TableOptions& options);
 
 /// The optimizer state's bytes: the `state_bytes` counter, or `state_mib` (Kernels) in bytes.
 std::optional<double> state_bytes_of(const Series& s);
@@ -63,7 +64,8 @@ struct Speedup {
   double ratio = 0;
   double lower = 0;
   double upper = 0;
-  bool interval = false;     ///< measured on both sides: lower/upper hold the interval
+  bool interval = false;     ///< measured on both sides: judged by an interval
+  bool bounded = false;      ///< lower/upper are finite (enough repetitions for one)
   bool significant = false;  ///< the interval excludes 1.00×
 };
 

@@ -372,7 +372,7 @@ std::vector<BadInput> bad_inputs() {
       {"report into a folder whose parent is missing",
        {"report", "{dir}/good-run.json", "--out", "{dir}/missing/report"},
        2,
-       "/missing does not exist"},
+       "/missing' does not exist"},
       {"run --ranks 0 (a range in words)",
        {"run", "--ranks", "0"},
        2,

@@ -124,6 +124,11 @@ TEST(ReportCommandTest, RefusesBeforeWritingAndLeavesNothingHalfBuilt) {
   EXPECT_EQ(nothing.exit_code, 2);
   EXPECT_NE(nothing.err.find("matches --filter '^Nope'"), std::string::npos) << nothing.err;
   EXPECT_FALSE(fs::exists(fresh));
+
+  // "DIR/" is the folder DIR, not an entry inside it.
+  const ProcessResult slash = bench({"report", run, "--out", fresh.string() + "/"});
+  ASSERT_EQ(slash.exit_code, 0) << slash.err;
+  EXPECT_TRUE(fs::exists(fresh / "report.md"));
   for (const auto& entry : fs::directory_iterator(files.dir())) {
     EXPECT_EQ(entry.path().filename().string().find(".partial"), std::string::npos) << entry.path();
   }

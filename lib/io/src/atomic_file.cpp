@@ -125,10 +125,11 @@ std::filesystem::path resolve_write_target(const std::filesystem::path& path) {
                                 path.string(), kMaxLinks));
 }
 
-void check_output_file(const std::filesystem::path& path, std::string_view flag,
-                       const std::vector<std::filesystem::path>& inputs) {
-  const std::filesystem::path target = resolve_write_target(path);
-  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
+namespace {
+
+// The folder `path` (given as `flag`) lands in exists and takes new entries.
+void check_writable_folder(const std::filesystem::path& folder, const std::filesystem::path& path,
+                           std::string_view flag) {
   struct stat st {};
   if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     throw ConfigError(
@@ -140,6 +141,33 @@ void check_output_file(const std::filesystem::path& path, std::string_view flag,
     throw ConfigError(fmt::format("{} '{}': the folder '{}' is not writable: {} (nothing was run)",
                                   flag, path.string(), folder.string(), std::strerror(errno)));
   }
+}
+
+}  // namespace
+
+std::filesystem::path output_folder_path(const std::filesystem::path& path) {
+  std::filesystem::path folder = std::filesystem::absolute(path).lexically_normal();
+  if (!folder.has_filename()) folder = folder.parent_path();  // "out/" is "out"
+  return folder;
+}
+
+void check_output_folder(const std::filesystem::path& path, std::string_view flag) {
+  const std::filesystem::path folder = output_folder_path(path);
+  std::error_code error;
+  if (std::filesystem::exists(folder, error) && (!std::filesystem::is_directory(folder, error) ||
+                                                 !std::filesystem::is_empty(folder, error))) {
+    throw ConfigError(
+        fmt::format("{} '{}': exists and is not an empty folder; remove it or choose a new folder "
+                    "(nothing was run)",
+                    flag, path.string()));
+  }
+  check_writable_folder(folder.parent_path(), path, flag);
+}
+
+void check_output_file(const std::filesystem::path& path, std::string_view flag,
+                       const std::vector<std::filesystem::path>& inputs) {
+  const std::filesystem::path target = resolve_write_target(path);
+  check_writable_folder(target.has_parent_path() ? target.parent_path() : ".", path, flag);
   for (const std::filesystem::path& input : inputs) {
     std::error_code error;
     if (!input.empty() && std::filesystem::equivalent(target, input, error) && !error) {

@@ -30,7 +30,9 @@ struct TableOptions {
   std::optional<std::string> baseline;  ///< keep only Canzona and this strategy
   std::vector<std::string> strategies;  ///< keep only these strategies (in this order)
   std::optional<std::string> filter;    ///< RE2 pattern on the registered name
-  bool provenance = true;  ///< open with the runs' provenance (a report states it once itself)
+  /// Markdown and HTML open with the runs' provenance (a report states it once itself and
+  /// turns this off); LaTeX and CSV files always carry it.
+  bool provenance = true;
 };
 
 /// The strategy whose speed-up the table reports.

@@ -34,4 +34,12 @@ std::filesystem::path resolve_write_target(const std::filesystem::path& path);
 void check_output_file(const std::filesystem::path& path, std::string_view flag,
                        const std::vector<std::filesystem::path>& inputs = {});
 
+/// `path` as an absolute folder path without a trailing separator ("out/" and "out" alike).
+std::filesystem::path output_folder_path(const std::filesystem::path& path);
+
+/// Checks, before a command does any work, that `path` can become the folder of its results:
+/// it does not exist or is an empty folder, and the folder above it exists and is writable.
+/// ConfigError naming `flag` and what to do.
+void check_output_folder(const std::filesystem::path& path, std::string_view flag);
+
 }  // namespace canzona::io
