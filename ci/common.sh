@@ -21,7 +21,7 @@ CANZONA_APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
   libopenblas-dev liblapacke-dev
-  nlohmann-json3-dev libcli11-dev libfmt-dev libre2-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev libre2-dev coinor-libcbc-dev
   libboost-math-dev
   python3-matplotlib
   texlive-latex-base texlive-latex-recommended

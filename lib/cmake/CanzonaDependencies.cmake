@@ -118,6 +118,8 @@ macro(canzona_find_required_packages)
   # RE2: every pattern a user gives over benchmark names is matched in linear time.
   find_package(PkgConfig REQUIRED)
   pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+  # COIN-OR CBC (Debian coinor-libcbc-dev): the exact solver the DP planners are judged against.
+  pkg_check_modules(CBC REQUIRED IMPORTED_TARGET cbc)
   # Boost.Math (header-only, Debian libboost-math-dev): distributions for the regression gate.
   find_package(Boost 1.74 REQUIRED CONFIG COMPONENTS headers)
   find_package(Threads REQUIRED)

@@ -5,12 +5,17 @@
 // layout's quality counters, and the cost of projecting the step (lib/sim) of every named
 // strategy. CPU only; registered on every machine.
 #include "suite.hpp"
+#include "suite_flags.hpp"
 
 #include <canzona/baselines/strategy.hpp>
 #include <canzona/bench/benchmark_name.hpp>
 #include <canzona/layout/zero1.hpp>
 #include <canzona/model/catalog.hpp>
 #include <canzona/optim/options.hpp>
+#include <canzona/plan/cost.hpp>
+#include <canzona/plan/dp_partition.hpp>
+#include <canzona/plan/metrics.hpp>
+#include <canzona/plan/optimal_partition.hpp>
 #include <canzona/plan/step_plan.hpp>
 #include <canzona/sim/compute_model.hpp>
 #include <canzona/sim/projector.hpp>
@@ -22,6 +27,7 @@
 
 #include <canzona/core/error.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -164,6 +170,75 @@ void bm_projection(benchmark::State& state, const LayoutCase& c) {
   }
 }
 
+// DESIGN §5's plan-quality grid: the dense Qwen3 models the paper reports, dp 8–64 × tp 1–8.
+std::vector<LayoutCase> plan_quality_cases() {
+  std::vector<LayoutCase> cases;
+  for (const std::string& model :
+       suite_list_flag("quality_models", "qwen3-1.7b,qwen3-4b,qwen3-8b,qwen3-14b,qwen3-32b")) {
+    for (const int dp : {8, 16, 32, 64}) {
+      for (const int tp : {1, 2, 4, 8}) cases.push_back({model, dp, tp});
+    }
+  }
+  return cases;
+}
+
+double busiest_rank(const layout::Buffer& buffer, const plan::DpPartition& partition,
+                    const std::vector<double>& costs) {
+  const plan::PartitionMetrics metrics =
+      plan::partition_metrics(buffer, partition, costs, buffer.dp);
+  return *std::max_element(metrics.rank_cost.begin(), metrics.rank_cost.end());
+}
+
+// The DP planners against the proven optimum of the contiguous partition of the matrix buffer
+// (400M-element buckets, Muon): Canzona's planner as `plan` builds it (the greedy refined), the
+// reference code's plain §3.3 greedy (with its acceptance test against Eq.(1)), and Eq.(1)
+// itself. The timed part is the exact solver, once (--canzona_oracle_seconds caps it); a row
+// whose solver stops before proving says so in `proven` and `proven_gap`.
+void bm_plan_quality(benchmark::State& state, const LayoutCase& c, plan::CostKind cost,
+                     double oracle_seconds) {
+  try {
+    const model::ModelSpec& spec = model::find_model(c.model);
+    layout::Zero1Options zero1_options;
+    zero1_options.bucket_size = kCanzonaBucketSize;
+    const layout::Zero1Layout zero1 =
+        layout::build_zero1_layout(spec, {c.dp, c.tp, 8}, zero1_options);
+    const auto matrix = std::find_if(zero1.buffers.begin(), zero1.buffers.end(),
+                                     [](const layout::Buffer& b) { return b.name == "matrix"; });
+    CANZONA_CHECK(matrix != zero1.buffers.end(), "the layout has no matrix buffer");
+    const layout::Buffer& buffer = *matrix;
+    const std::vector<double> costs =
+        plan::entry_costs(zero1, buffer, cost, optim::OptimizerSpec{});
+    const plan::DpPartition canzona =
+        plan::alpha_balanced_partition(buffer, 1.0, costs, plan::BalanceUnit::kCost);
+    const plan::DpPartition greedy =
+        plan::alpha_balanced_partition(buffer, 1.0, costs, plan::BalanceUnit::kElements);
+    const plan::DpPartition eq1 = plan::static_partition(buffer);
+    const double canzona_max = busiest_rank(buffer, canzona, costs);
+    const double greedy_max = busiest_rank(buffer, greedy, costs);
+    const double eq1_max = busiest_rank(buffer, eq1, costs);
+    const plan::DpPartition& start = canzona_max <= greedy_max ? canzona : greedy;
+    plan::PartitionOptimum optimum;
+    for (auto _ : state) {
+      optimum = plan::optimal_partition(buffer, costs, start, {oracle_seconds});
+    }
+    const plan::PartitionMetrics simple = plan::partition_metrics(buffer, eq1, costs, buffer.dp);
+    state.counters["proven"] = optimum.proven ? 1 : 0;
+    state.counters["proven_gap"] = optimum.gap();
+    state.counters["optimum_over_simple_bound"] = optimum.best_max / simple.lower_bound;
+    state.counters["canzona_over_optimum"] = canzona_max / optimum.best_max;
+    state.counters["greedy_over_optimum"] = greedy_max / optimum.best_max;
+    state.counters["static_over_optimum"] = eq1_max / optimum.best_max;
+    state.counters["canzona_over_simple_bound"] = canzona_max / simple.lower_bound;
+    state.counters["greedy_over_simple_bound"] = greedy_max / simple.lower_bound;
+    state.counters["solver_nodes"] = static_cast<double>(optimum.nodes);
+    state.counters["entries"] = static_cast<double>(buffer.entries.size());
+    state.counters["buckets"] = static_cast<double>(buffer.buckets.size());
+    state.SetLabel(optimum.proven ? "optimum proven" : "solver stopped: best known plan");
+  } catch (const Error& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
 }  // namespace
 
 void register_suite() {
@@ -190,6 +265,17 @@ void register_suite() {
     const std::string name = projector_name("muon", c.model, c.dp, c.tp);
     if (!case_selected(name)) continue;
     benchmark::RegisterBenchmark(name.c_str(), bm_projection, c)->Unit(benchmark::kMillisecond);
+  }
+  const double oracle_seconds = suite_flag("oracle_seconds", RealRange{0, 3600, true}).value_or(10);
+  for (const plan::CostKind cost : {plan::CostKind::kNumel, plan::CostKind::kFlops}) {
+    for (const LayoutCase& c : plan_quality_cases()) {
+      const std::string name =
+          plan_quality_name("muon", c.model, c.dp, c.tp, plan::to_string(cost));
+      if (!case_selected(name)) continue;
+      benchmark::RegisterBenchmark(name.c_str(), bm_plan_quality, c, cost, oracle_seconds)
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(1);
+    }
   }
 }
 

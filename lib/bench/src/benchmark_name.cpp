@@ -46,6 +46,10 @@ const std::vector<FamilyShape>& family_shapes() {
        {{"optimizer", "model"}},
        {"gpus", "dp", "tp"},
        "Projector/<optimizer>/<model>/gpus:<n>/dp:<d>/tp:<t>"},
+      {kPlanQualityFamily,
+       {{"optimizer", "model"}},
+       {"gpus", "dp", "tp", "cost"},
+       "PlanQuality/<optimizer>/<model>/gpus:<n>/dp:<d>/tp:<t>/cost:<numel|flops>"},
   };
   return shapes;
 }
@@ -265,6 +269,18 @@ std::string projector_name(std::string_view optimizer, std::string_view model, i
   c.tp = tp;
   BenchmarkName parts = distributed_parts(kProjectorFamily, c, false);
   parts.positional = {std::string(optimizer), std::string(model)};
+  return format_benchmark_name(parts);
+}
+
+std::string plan_quality_name(std::string_view optimizer, std::string_view model, int dp, int tp,
+                              std::string_view cost) {
+  DistributedCase c;
+  c.model = std::string(model);
+  c.dp = dp;
+  c.tp = tp;
+  BenchmarkName parts = distributed_parts(kPlanQualityFamily, c, false);
+  parts.positional = {std::string(optimizer), std::string(model)};
+  parts.params.emplace_back("cost", std::string(cost));
   return format_benchmark_name(parts);
 }
 

@@ -102,12 +102,14 @@ TEST(BenchmarkNameTest, EveryWriterReadsBackThroughTheParser) {
                                       planner_name({"", "zero1", "qwen3-32b", 256, 1}),
                                       planner_name({"muon", "canzona", "qwen3-32b", 32, 8}),
                                       kernels_name("muon", "cuda", 4096, 1024),
-                                      projector_name("muon", "qwen3-235b-a22b", 256, 4)};
+                                      projector_name("muon", "qwen3-235b-a22b", 256, 4),
+                                      plan_quality_name("muon", "qwen3-8b", 64, 2, "numel")};
   EXPECT_EQ(written[0], "OptimizerStep/soap/canzona+sc/qwen3-8b~d32/gpus:8/dp:4/tp:2/projected");
   EXPECT_EQ(written[1],
             "E2EIteration/soap/canzona+sc/qwen3-8b~d32/gpus:8/dp:4/tp:2/seq:64/mbs:2/projected");
   EXPECT_EQ(written[4], "Kernels/muon/cuda/shape:4096x1024");
   EXPECT_EQ(written[5], "Projector/muon/qwen3-235b-a22b/gpus:1024/dp:256/tp:4");
+  EXPECT_EQ(written[6], "PlanQuality/muon/qwen3-8b/gpus:128/dp:64/tp:2/cost:numel");
 
   std::set<std::string> families_written;
   for (const std::string& name : written) {

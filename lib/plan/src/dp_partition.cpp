@@ -302,11 +302,19 @@ DpPartition alpha_balanced_partition(const layout::Buffer& buffer, double alpha,
         imbalance = refined_imbalance;
       }
     }
+    // Then the search, which moves every rank's runs at once where the local moves stall.
+    DpPartition searched = search_partition(buffer, plan, costs);
+    if (const double searched_imbalance = owner_imbalance(searched, costs, buffer.dp);
+        searched_imbalance < imbalance) {
+      plan = std::move(searched);
+      imbalance = searched_imbalance;
+    }
   }
   DpPartition fallback = static_partition(buffer);
   // Strictly better or nothing: on a tie the simpler Eq.(1) plan wins, as in the reference.
   if (imbalance < owner_imbalance(fallback, costs, buffer.dp)) {
-    plan.method = plan.method == "refined" ? "alpha_balanced_refined" : "alpha_balanced";
+    plan.method = plan.method == "refined" || plan.method == "searched" ? "alpha_balanced_refined"
+                                                                        : "alpha_balanced";
     return plan;
   }
   return fallback;

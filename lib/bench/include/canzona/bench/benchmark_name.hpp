@@ -56,6 +56,7 @@ inline constexpr std::string_view kE2EIterationFamily = "E2EIteration";
 inline constexpr std::string_view kPlannerFamily = "Planner";
 inline constexpr std::string_view kKernelsFamily = "Kernels";
 inline constexpr std::string_view kProjectorFamily = "Projector";
+inline constexpr std::string_view kPlanQualityFamily = "PlanQuality";
 /// Every family above, with the pattern its names follow (for documentation and errors).
 std::vector<std::pair<std::string_view, std::string_view>> benchmark_families();
 
@@ -84,6 +85,10 @@ std::string planner_name(const DistributedCase& c);
 /// `Projector/<optimizer>/<model>/gpus:/dp:/tp:`: the cost of projecting every strategy's step
 /// (lib/sim) once; no strategy axis, since one row covers them all.
 std::string projector_name(std::string_view optimizer, std::string_view model, int dp, int tp);
+/// `PlanQuality/<optimizer>/<model>/gpus:/dp:/tp:/cost:<cost>`: the DP planners' busiest rank
+/// against the proven optimum of the contiguous partition (plan::optimal_partition) on `cost`.
+std::string plan_quality_name(std::string_view optimizer, std::string_view model, int dp, int tp,
+                              std::string_view cost);
 /// `Kernels/<optimizer>/<backend>/shape:<rows>x<cols>`.
 std::string kernels_name(std::string_view optimizer, std::string_view backend, std::int64_t rows,
                          std::int64_t cols);

@@ -38,8 +38,8 @@ struct DpPartition {
   std::vector<int> owner;
   /// The planner that produced it: "even", "static" (Eq.(1), also the alpha-balanced fallback),
   /// "alpha_balanced" (the greedy, accepted), "alpha_balanced_refined" (the greedy improved by
-  /// refine_partition, accepted), "alpha_greedy" (alpha_greedy_partition) or "refined"
-  /// (refine_partition).
+  /// refine_partition and search_partition, accepted), "alpha_greedy" (alpha_greedy_partition),
+  /// "refined" (refine_partition) or "searched" (search_partition).
   std::string method;
 };
 
@@ -65,7 +65,8 @@ enum class BalanceUnit {
   /// free) and keep whichever of the two balances the cost better. Needed when the cost is not
   /// proportional to size (FLOPs of Newton–Schulz grow like rows·cols·min(rows, cols)). At
   /// alpha = 1 (balance only, no communication term) that proposal and ordered_lpt_partition's
-  /// are both improved by refine_partition, and the lowest max/mean cost of the three wins.
+  /// are both improved by refine_partition, the lowest max/mean cost of the three is improved
+  /// once more by search_partition, and the best of all wins.
   kCost,
 };
 
@@ -108,6 +109,18 @@ DpPartition alpha_greedy_partition(const layout::Buffer& buffer, double alpha,
 /// and ConfigError when costs.size() != buffer.entries.size().
 DpPartition refine_partition(const layout::Buffer& buffer, const DpPartition& start,
                              std::span<const double> costs, int max_passes = 16);
+
+/// Lowers a whole-tensor partition's busiest rank by search: bisection on a capacity between
+/// max(Σ cost / dp, largest cost) and `start`'s busiest rank, each capacity decided by a
+/// depth-first search over the ranks in order, every rank taking a run from the head of each
+/// bucket (owners never decrease along a bucket), capped at `nodes_per_decision` nodes so that
+/// the result is a pure function of its input. What refine_partition's local moves cannot reach
+/// (every rank shifting its runs at once) the search finds directly. Returns the plan with the
+/// lowest busiest rank found (method "searched"), or `start` when none is lower. Throws like
+/// check_partition on a broken `start` and ConfigError when costs.size() !=
+/// buffer.entries.size().
+DpPartition search_partition(const layout::Buffer& buffer, const DpPartition& start,
+                             std::span<const double> costs, long long nodes_per_decision = 8000);
 
 /// The deal of one bucket's entries (`costs`, in buffer order) to base.size() ranks in rank order,
 /// each rank a contiguous run (possibly empty), that minimises Σ_r (base[r] + cost of r's run)²:

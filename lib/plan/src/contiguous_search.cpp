@@ -1,0 +1,279 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// contiguous_fits: the exact decision behind the planner's last refinement and the oracle's
+// proven bound.
+#include "contiguous_search.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+namespace canzona::plan::detail {
+namespace {
+
+// Loads are sums of the same doubles in different orders: equal within this relative distance.
+constexpr double kLoadTolerance = 1e-9;
+// How often the clock is read, in visited nodes.
+constexpr long long kClockEvery = 4096;
+// The most runs one rank's choice list holds; beyond it a failure is no longer a proof.
+constexpr std::size_t kMostChoices = 4096;
+
+struct PositionsHash {
+  std::size_t operator()(const std::vector<int>& positions) const {
+    std::size_t h = 1469598103934665603ULL;
+    for (const int p : positions) h = (h ^ static_cast<std::size_t>(p)) * 1099511628211ULL;
+    return h;
+  }
+};
+
+// The order in which a rank's runs are tried. Bucket by bucket (the longest run of the first
+// bucket first) costs nothing to set up and suits many short buckets; fullest first (every
+// choice of the rank listed, then tried by load) suits few long buckets, where the first order
+// spends its nodes on a first bucket's alternatives.
+enum class Order { kBucketByBucket, kFullestFirst };
+
+class Search {
+ public:
+  Search(const std::vector<std::vector<double>>& costs, int ranks, double capacity,
+         const SearchLimits& limits, Order order)
+      : costs_(costs),
+        order_(order),
+        ranks_(ranks),
+        capacity_(capacity * (1 + kLoadTolerance)),
+        limits_(limits),
+        prefix_(costs.size()),
+        position_(costs.size(), 0),
+        taken_(static_cast<std::size_t>(ranks), std::vector<int>(costs.size(), 0)) {
+    for (std::size_t b = 0; b < costs.size(); ++b) {
+      prefix_[b].assign(costs[b].size() + 1, 0.0);
+      std::partial_sum(costs[b].begin(), costs[b].end(), prefix_[b].begin() + 1);
+      remaining_ += prefix_[b].back();
+    }
+  }
+
+  ContiguousAnswer run() {
+    ContiguousAnswer answer;
+    const bool found = rank(0);
+    answer.nodes = nodes_;
+    if (found) {
+      answer.kind = ContiguousAnswer::Kind::kFits;
+      answer.owner.resize(costs_.size());
+      for (std::size_t b = 0; b < costs_.size(); ++b) {
+        answer.owner[b].assign(costs_[b].size(), ranks_ - 1);
+        std::size_t item = 0;
+        for (int r = 0; r < ranks_; ++r) {
+          for (int k = 0; k < taken_[static_cast<std::size_t>(r)][b]; ++k) {
+            answer.owner[b][item++] = r;
+          }
+        }
+      }
+    } else {
+      answer.kind = timed_out_ || truncated_ > 0 ? ContiguousAnswer::Kind::kUnknown
+                                                 : ContiguousAnswer::Kind::kDoesNotFit;
+    }
+    return answer;
+  }
+
+ private:
+  double run_cost(std::size_t b, int from, int to) const {
+    return prefix_[b][to] - prefix_[b][from];
+  }
+
+  // Items left whose cost is above half the capacity: no two share a rank.
+  int big_items_left() const {
+    int big = 0;
+    for (std::size_t b = 0; b < costs_.size(); ++b) {
+      for (std::size_t i = static_cast<std::size_t>(position_[b]); i < costs_[b].size(); ++i) {
+        if (costs_[b][i] * 2 > capacity_) ++big;
+      }
+    }
+    return big;
+  }
+
+  bool out_of_time() {
+    if (timed_out_) return true;
+    ++nodes_;
+    if (nodes_ >= limits_.nodes ||
+        (nodes_ % kClockEvery == 0 && std::chrono::steady_clock::now() > limits_.deadline)) {
+      timed_out_ = true;
+    }
+    return timed_out_;
+  }
+
+  // Ranks r.. take what is left; true when they can.
+  bool rank(int r) {
+    if (remaining_ <= capacity_ * kLoadTolerance) return true;
+    const int ranks_left = ranks_ - r;
+    if (ranks_left == 0 || remaining_ > ranks_left * capacity_) return false;
+    if (big_items_left() > ranks_left) return false;
+    const auto failed = failed_.find(position_);
+    if (failed != failed_.end() && r >= failed->second) return false;
+    const double at_least = remaining_ - (ranks_left - 1) * capacity_;
+    if (order_ == Order::kBucketByBucket) {
+      if (take(r, 0, 0.0, at_least)) return true;
+      if (!timed_out_) remember_failure(r);
+      return false;
+    }
+    // Every run rank r may take, fullest first: a full rank leaves the least behind.
+    Choices choices;
+    const std::vector<int> from = position_;
+    const long long truncated_before = truncated_;
+    collect(0, 0.0, at_least, choices);
+    position_ = from;
+    if (timed_out_) return false;
+    std::vector<std::size_t> order(choices.load.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      return choices.load[x] > choices.load[y];
+    });
+    const std::size_t buckets = costs_.size();
+    for (const std::size_t c : order) {
+      for (std::size_t bucket = 0; bucket < buckets; ++bucket) {
+        position_[bucket] = choices.to[c * buckets + bucket];
+        taken_[static_cast<std::size_t>(r)][bucket] = position_[bucket] - from[bucket];
+      }
+      remaining_ -= choices.load[c];
+      const bool done = rank(r + 1);
+      remaining_ += choices.load[c];
+      if (done) return true;
+      position_ = from;
+      if (timed_out_ || out_of_time()) return false;
+    }
+    std::fill(taken_[static_cast<std::size_t>(r)].begin(),
+              taken_[static_cast<std::size_t>(r)].end(), 0);
+    // A failure below a truncated choice list proves nothing.
+    if (truncated_ == truncated_before) remember_failure(r);
+    return false;
+  }
+
+  void remember_failure(int r) {
+    auto [it, inserted] = failed_.try_emplace(position_, r);
+    if (!inserted) it->second = std::min(it->second, r);
+  }
+
+  // Rank r chooses its run in buckets b.. having loaded `load` from the buckets before b,
+  // bucket by bucket, the longest run first.
+  bool take(int r, std::size_t b, double load, double at_least) {
+    if (out_of_time()) return false;
+    if (b == costs_.size()) {
+      if (load < at_least * (1 - kLoadTolerance) || !maximal(load)) return false;
+      remaining_ -= load;
+      const bool done = rank(r + 1);
+      remaining_ += load;
+      return done;
+    }
+    const int from = position_[b];
+    for (int to = most_that_fits(b, load); to >= from; --to) {
+      const double next = load + run_cost(b, from, to);
+      if (next + reachable_after(b, next) < at_least * (1 - kLoadTolerance)) break;
+      position_[b] = to;
+      taken_[static_cast<std::size_t>(r)][b] = to - from;
+      const bool done = take(r, b + 1, next, at_least);
+      position_[b] = from;
+      if (done) return true;
+      taken_[static_cast<std::size_t>(r)][b] = 0;
+      if (timed_out_) return false;
+    }
+    return false;
+  }
+
+  // The furthest position of bucket b a run from its current position can reach on top of
+  // `load`.
+  int most_that_fits(std::size_t b, double load) const {
+    const int from = position_[b];
+    int most = from;
+    while (most < static_cast<int>(costs_[b].size()) &&
+           load + run_cost(b, from, most + 1) <= capacity_) {
+      ++most;
+    }
+    return most;
+  }
+
+  // The runs one rank may take: per choice, the new position in every bucket, and its load.
+  struct Choices {
+    std::vector<int> to;  // choice-major, one per bucket
+    std::vector<double> load;
+  };
+
+  // The choices of buckets b.. on top of `load` from the buckets before b: loads in
+  // [at_least, capacity] after which no further item of any bucket fits.
+  void collect(std::size_t b, double load, double at_least, Choices& out) {
+    if (out_of_time()) return;
+    if (b == costs_.size()) {
+      if (load < at_least * (1 - kLoadTolerance) || !maximal(load)) return;
+      if (out.load.size() == kMostChoices) {
+        ++truncated_;
+        return;
+      }
+      out.to.insert(out.to.end(), position_.begin(), position_.end());
+      out.load.push_back(load);
+      return;
+    }
+    const int from = position_[b];
+    for (int to = most_that_fits(b, load); to >= from; --to) {
+      const double next = load + run_cost(b, from, to);
+      if (next + reachable_after(b, next) < at_least * (1 - kLoadTolerance)) break;
+      position_[b] = to;
+      collect(b + 1, next, at_least, out);
+      position_[b] = from;
+      if (timed_out_) return;
+    }
+  }
+
+  // An upper estimate of what buckets after b can add to a rank already at `load`.
+  double reachable_after(std::size_t b, double load) const {
+    double more = 0;
+    for (std::size_t c = b + 1; c < costs_.size(); ++c) {
+      more += prefix_[c].back() - prefix_[c][static_cast<std::size_t>(position_[c])];
+      if (load + more > capacity_) return capacity_ - load;
+    }
+    return more;
+  }
+
+  // No bucket's next item fits on top of `load`.
+  bool maximal(double load) const {
+    for (std::size_t b = 0; b < costs_.size(); ++b) {
+      const auto p = static_cast<std::size_t>(position_[b]);
+      if (p < costs_[b].size() && load + costs_[b][p] <= capacity_) return false;
+    }
+    return true;
+  }
+
+  const std::vector<std::vector<double>>& costs_;
+  Order order_;
+  int ranks_;
+  double capacity_;
+  SearchLimits limits_;
+  std::vector<std::vector<double>> prefix_;
+  std::vector<int> position_;
+  std::vector<std::vector<int>> taken_;  // per rank, per bucket: items taken
+  double remaining_ = 0;
+  long long nodes_ = 0;
+  bool timed_out_ = false;
+  long long truncated_ = 0;  // choice lists cut at kMostChoices
+  // Positions from which the ranks from `second` on were shown unable to finish.
+  std::unordered_map<std::vector<int>, int, PositionsHash> failed_;
+};
+
+}  // namespace
+
+ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, int ranks,
+                                 double capacity, const SearchLimits& limits) {
+  // Half of the budget for each order; either one's "does not fit" is a proof.
+  const auto now = std::chrono::steady_clock::now();
+  SearchLimits half = limits;
+  half.nodes = std::max(1LL, limits.nodes / 2);
+  if (limits.deadline > now && limits.deadline != std::chrono::steady_clock::time_point::max()) {
+    half.deadline = now + (limits.deadline - now) / 2;
+  }
+  ContiguousAnswer first = Search(costs, ranks, capacity, half, Order::kBucketByBucket).run();
+  if (first.kind != ContiguousAnswer::Kind::kUnknown) return first;
+  SearchLimits rest = limits;
+  rest.nodes = std::max(1LL, limits.nodes - first.nodes);
+  ContiguousAnswer second = Search(costs, ranks, capacity, rest, Order::kFullestFirst).run();
+  second.nodes += first.nodes;
+  return second;
+}
+
+}  // namespace canzona::plan::detail

@@ -1,0 +1,39 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Does a whole-tensor partition with every rank at most z exist? A depth-first search over the
+// ranks in order, each taking a run from the head of every bucket.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+namespace canzona::plan::detail {
+
+/// The answer of contiguous_fits.
+struct ContiguousAnswer {
+  enum class Kind { kFits, kDoesNotFit, kUnknown } kind = Kind::kUnknown;
+  /// kFits: per bucket, the rank of each of its items.
+  std::vector<std::vector<int>> owner;
+  long long nodes = 0;
+};
+
+/// Whether the buckets' items (`costs[b]`: the positive costs of bucket b, in buffer order) can
+/// be dealt to `ranks` ranks, owners never decreasing along a bucket, with no rank above
+/// `capacity`. Ranks are filled in order, each taking a run from the head of every bucket's
+/// remainder. Only runs after which no further item of any bucket would fit are tried (taking
+/// more never hurts: the items left are a suffix of what a smaller take leaves, and any deal of
+/// those is still contiguous), a rank must take at least what the ranks after it cannot hold,
+/// items above half the capacity need a rank each, and states that failed are remembered.
+/// Stops with kUnknown at `limits.deadline` or after `limits.nodes` nodes, whichever comes first
+/// (a node limit alone keeps the answer a pure function of the input).
+struct SearchLimits {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  long long nodes = std::numeric_limits<long long>::max();
+};
+ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, int ranks,
+                                 double capacity, const SearchLimits& limits);
+
+}  // namespace canzona::plan::detail

@@ -1,0 +1,209 @@
+// SPDX-FileCopyrightText: Canzona Bench contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The exact partition (optimal_partition): equal to an enumeration of every whole-tensor
+// partition on random tiny buffers (seed printed), hand cases where contiguity or atomicity lifts
+// the optimum above every simple bound, and never worse than the planners on a Qwen3 layout.
+#include "canzona/plan/optimal_partition.hpp"
+
+#include "canzona/plan/cost.hpp"
+#include "canzona/plan/metrics.hpp"
+#include "plan_test_support.hpp"
+
+#include <canzona/core/error.hpp>
+#include <canzona/model/catalog.hpp>
+#include <canzona/testing/seed.hpp>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace canzona::plan {
+namespace {
+
+using testing::make_buffer;
+
+double busiest_rank(const layout::Buffer& buffer, const DpPartition& partition,
+                    const std::vector<double>& costs) {
+  const auto metrics = partition_metrics(buffer, partition, costs, buffer.dp);
+  return *std::max_element(metrics.rank_cost.begin(), metrics.rank_cost.end());
+}
+
+layout::Buffer tiny_buffer(int dp, const std::vector<std::vector<std::int64_t>>& buckets) {
+  return make_buffer(dp, buckets, layout::kParamAlignment, layout::bucket_alignment(dp, false));
+}
+
+// The least busiest-rank cost over every assignment whose owners never decrease within a bucket,
+// by enumeration: each bucket's owner sequence runs through every non-decreasing sequence, the
+// buckets like the digits of a counter.
+double enumerated_optimum(const layout::Buffer& buffer, const std::vector<double>& costs) {
+  const int ranks = buffer.dp;
+  std::vector<int> owner(buffer.entries.size(), 0);
+  double best = std::numeric_limits<double>::infinity();
+  // Advances bucket b's sequence; false (and the sequence reset to zeros) when it wrapped.
+  auto advance = [&](const layout::Bucket& bucket) {
+    std::size_t i = bucket.last_entry + 1;
+    while (i > bucket.first_entry && owner[i - 1] == ranks - 1) --i;
+    if (i == bucket.first_entry) {
+      std::fill(owner.begin() + static_cast<std::ptrdiff_t>(bucket.first_entry),
+                owner.begin() + static_cast<std::ptrdiff_t>(bucket.last_entry + 1), 0);
+      return false;
+    }
+    ++owner[i - 1];
+    std::fill(owner.begin() + static_cast<std::ptrdiff_t>(i),
+              owner.begin() + static_cast<std::ptrdiff_t>(bucket.last_entry + 1), owner[i - 1]);
+    return true;
+  };
+  while (true) {
+    std::vector<double> load(ranks, 0.0);
+    for (std::size_t e = 0; e < owner.size(); ++e) load[owner[e]] += costs[e];
+    best = std::min(best, *std::max_element(load.begin(), load.end()));
+    std::size_t b = 0;
+    while (b < buffer.buckets.size() && !advance(buffer.buckets[b])) ++b;
+    if (b == buffer.buckets.size()) return best;
+  }
+}
+
+TEST(OptimalPartitionTest, EqualsTheEnumeratedOptimumOnRandomTinyBuffers) {
+  const std::uint64_t seed = canzona::testing::test_seed();
+  SCOPED_TRACE(fmt::format("seed {} (CANZONA_TEST_SEED reproduces it)", seed));
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> ranks_dist(2, 4);
+  std::uniform_int_distribution<int> buckets_dist(1, 3);
+  std::uniform_int_distribution<int> entries_dist(1, 3);
+  // Integer costs with zeros among them: ties and zero-cost entries are the delicate cases.
+  std::uniform_int_distribution<int> cost_dist(0, 9);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int ranks = ranks_dist(rng);
+    std::vector<std::vector<std::int64_t>> sizes(buckets_dist(rng));
+    for (auto& bucket : sizes) bucket.assign(entries_dist(rng), 64);
+    const auto buffer = tiny_buffer(ranks, sizes);
+    std::vector<double> costs(buffer.entries.size());
+    for (double& c : costs) c = cost_dist(rng);
+    SCOPED_TRACE(fmt::format("trial {}: {} ranks, costs {} in {} buckets", trial, ranks,
+                             fmt::join(costs, " "), sizes.size()));
+    const auto result = optimal_partition(buffer, costs, static_partition(buffer));
+    ASSERT_NO_THROW(check_partition(buffer, result.best));
+    EXPECT_TRUE(result.proven);
+    const double optimum = enumerated_optimum(buffer, costs);
+    EXPECT_NEAR(result.best_max, optimum, 1e-9 * (1 + optimum));
+    EXPECT_NEAR(busiest_rank(buffer, result.best, costs), optimum, 1e-9 * (1 + optimum));
+    EXPECT_NEAR(result.lower_bound, optimum, 1e-6 * (1 + optimum));
+  }
+}
+
+// The planner's search (search_partition) on the same tiny buffers: never above its start, and at
+// the optimum wherever the optimum lies inside its capacity scan (1.4× the simple bound).
+TEST(OptimalPartitionTest, PlannerSearchReachesTheOptimumOnRandomTinyBuffers) {
+  const std::uint64_t seed = canzona::testing::test_seed();
+  SCOPED_TRACE(fmt::format("seed {} (CANZONA_TEST_SEED reproduces it)", seed));
+  std::mt19937_64 rng(seed + 1);
+  std::uniform_int_distribution<int> ranks_dist(2, 4);
+  std::uniform_int_distribution<int> buckets_dist(1, 3);
+  std::uniform_int_distribution<int> entries_dist(1, 4);
+  std::uniform_int_distribution<int> cost_dist(0, 9);
+  int at_optimum = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int ranks = ranks_dist(rng);
+    std::vector<std::vector<std::int64_t>> sizes(buckets_dist(rng));
+    for (auto& bucket : sizes) bucket.assign(entries_dist(rng), 64);
+    const auto buffer = tiny_buffer(ranks, sizes);
+    std::vector<double> costs(buffer.entries.size());
+    for (double& c : costs) c = cost_dist(rng);
+    SCOPED_TRACE(fmt::format("trial {}: {} ranks, costs {}", trial, ranks, fmt::join(costs, " ")));
+    const DpPartition start = static_partition(buffer);
+    const DpPartition searched = search_partition(buffer, start, costs);
+    ASSERT_NO_THROW(check_partition(buffer, searched));
+    const double searched_max = busiest_rank(buffer, searched, costs);
+    EXPECT_LE(searched_max, busiest_rank(buffer, start, costs));
+    const double optimum = enumerated_optimum(buffer, costs);
+    const auto metrics = partition_metrics(buffer, start, costs, ranks);
+    if (optimum > 0 && optimum < 1.39 * metrics.lower_bound) {
+      EXPECT_DOUBLE_EQ(searched_max, optimum);
+      ++at_optimum;
+    }
+  }
+  EXPECT_GT(at_optimum, 20) << "too few trials exercised the search";
+}
+
+TEST(OptimalPartitionTest, ContiguityLiftsTheOptimumAboveBinPacking) {
+  // One bucket [1, 5, 1] on two ranks: bins {5} and {1, 1} would give 5, but the 5 cannot leave
+  // a neighbour behind: [1 | 5 1] or [1 5 | 1], both 6. max(total / 2, largest) says 5.
+  const auto buffer = tiny_buffer(2, {{64, 64, 64}});
+  const std::vector<double> costs = {1, 5, 1};
+  const auto result = optimal_partition(buffer, costs, static_partition(buffer));
+  EXPECT_TRUE(result.proven);
+  EXPECT_DOUBLE_EQ(result.best_max, 6);
+  EXPECT_NEAR(result.lower_bound, 6, 1e-6);
+  EXPECT_EQ(result.best.method, "optimal");
+  EXPECT_NEAR(result.gap(), 0, 1e-6);
+}
+
+TEST(OptimalPartitionTest, AtomicityLiftsTheOptimumAboveTheMeanLoad) {
+  // Three equal entries on two ranks in two buckets: some rank holds two, so 6, not 4.5.
+  const auto buffer = tiny_buffer(2, {{64, 64}, {64}});
+  const std::vector<double> costs = {3, 3, 3};
+  const auto result = optimal_partition(buffer, costs, static_partition(buffer));
+  EXPECT_TRUE(result.proven);
+  EXPECT_DOUBLE_EQ(result.best_max, 6);
+}
+
+TEST(OptimalPartitionTest, ZeroCostEntriesKeepOwnersOrderedAndTheStartIsNeverLost) {
+  // Zero-cost entries at a bucket's head, middle and tail, and a bucket of zeros only.
+  const auto buffer = tiny_buffer(3, {{64, 64, 64, 64, 64}, {64, 64}, {64, 64, 64}});
+  const std::vector<double> costs = {0, 4, 0, 4, 0, 0, 0, 2, 2, 2};
+  const DpPartition start = static_partition(buffer);
+  const auto result = optimal_partition(buffer, costs, start);
+  ASSERT_NO_THROW(check_partition(buffer, result.best));
+  EXPECT_TRUE(result.proven);
+  EXPECT_DOUBLE_EQ(result.best_max, enumerated_optimum(buffer, costs));
+  EXPECT_LE(result.best_max, busiest_rank(buffer, start, costs));
+}
+
+TEST(OptimalPartitionTest, OneRankOrNoCostIsTheStartAtOnce) {
+  const auto one_rank = tiny_buffer(1, {{64, 64}});
+  auto result =
+      optimal_partition(one_rank, std::vector<double>{2.0, 3.0}, static_partition(one_rank));
+  EXPECT_TRUE(result.proven);
+  EXPECT_DOUBLE_EQ(result.best_max, 5);
+  const auto free = tiny_buffer(2, {{64, 64}});
+  result = optimal_partition(free, std::vector<double>{0.0, 0.0}, static_partition(free));
+  EXPECT_TRUE(result.proven);
+  EXPECT_DOUBLE_EQ(result.best_max, 0);
+  EXPECT_DOUBLE_EQ(result.gap(), 0);
+}
+
+TEST(OptimalPartitionTest, RejectsMalformedCosts) {
+  const auto buffer = tiny_buffer(2, {{64, 64}});
+  const DpPartition start = static_partition(buffer);
+  EXPECT_THROW(optimal_partition(buffer, std::vector<double>{1.0}, start), ConfigError);
+  EXPECT_THROW(optimal_partition(buffer, std::vector<double>{1.0, -1.0}, start), ConfigError);
+  EXPECT_THROW(optimal_partition(buffer, std::vector<double>{1.0, std::nan("")}, start),
+               ConfigError);
+}
+
+// On a real layout the oracle is at or below every planner and its bound at or below each of
+// them: the planner suite's plan-quality rows rest on both.
+TEST(OptimalPartitionTest, NeverAboveThePlannersOnAQwen3Layout) {
+  layout::Zero1Options options;
+  options.bucket_size = 400'000'000;
+  const auto zero1 =
+      layout::build_zero1_layout(model::find_model("qwen3-1.7b"), {8, 1, 8}, options);
+  const layout::Buffer& buffer = zero1.buffers.front();
+  const auto costs = entry_costs(zero1, buffer, CostKind::kNumel, optim::OptimizerSpec{});
+  const DpPartition planned = alpha_balanced_partition(buffer, 1.0, costs, BalanceUnit::kCost);
+  const auto result = optimal_partition(buffer, costs, planned, OracleLimits{20});
+  ASSERT_NO_THROW(check_partition(buffer, result.best));
+  EXPECT_LE(result.best_max, busiest_rank(buffer, planned, costs));
+  for (const DpPartition& other : {static_partition(buffer), alpha_greedy_partition(buffer, 1.0)}) {
+    EXPECT_LE(result.lower_bound, busiest_rank(buffer, other, costs) * (1 + 1e-9));
+  }
+}
+
+}  // namespace
+}  // namespace canzona::plan
