@@ -113,7 +113,7 @@ void schedule_tp(StepPlan& plan) {
   const bool hosted = tp > 1 && plan.options.tp != TpStrategy::kReplicated;
   MicroGroupOptions group_options;
   group_options.mode = effective_mode(plan.options);
-  group_options.capacity = plan::slot_capacity_elements(plan.options);
+  group_options.capacity = plan::slot_capacity_elements(plan.options, tp);
   if (hosted && group_options.mode == MicroGroupMode::kGlobal && group_options.capacity > 0) {
     check_capacity_fits(plan, group_options.capacity);
   }

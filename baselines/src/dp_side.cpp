@@ -83,10 +83,10 @@ DpDecision matrix_partition(const model::ModelSpec& model, const layout::Zero1La
   DpDecision decision;
   if (options.dp == plan::DpStrategy::kCanzona) {
     const std::vector<double> costs = matrix_entry_costs(model, layout, buffer, options);
-    decision.partition = plan::alpha_balanced_partition(buffer, options.alpha, costs,
-                                                        options.cost == plan::CostKind::kFlops
-                                                            ? plan::BalanceUnit::kCost
-                                                            : plan::BalanceUnit::kElements);
+    decision.partition = plan::alpha_balanced_partition(
+        buffer, options.alpha, costs,
+        options.dp_balance == plan::DpBalance::kRefined ? plan::BalanceUnit::kCost
+                                                        : plan::BalanceUnit::kElements);
   } else {
     decision.partition = plan::static_partition(buffer);
   }

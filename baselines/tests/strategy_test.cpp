@@ -116,7 +116,7 @@ TEST(StrategyTest, GlobalScheduleRespectsTheSlotCapacity) {
   // Qwen3-0.6B's largest matrix is linear_fc1, 6144x1024 fp32 = 24 MiB; draw capacities above it.
   options.slot_mib = std::uniform_real_distribution<double>(24.0, 96.0)(rng);
   const StepPlan plan = build("qwen3-0.6b", 2, 4, "canzona", options);
-  const std::int64_t capacity = plan::slot_capacity_elements(options);
+  const std::int64_t capacity = plan::slot_capacity_elements(options, 4);
   for (const auto& groups : plan.micro_groups) {
     for (const auto& group : groups) {
       for (const auto& slot : group.slots) {

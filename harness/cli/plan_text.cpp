@@ -72,11 +72,12 @@ void print_header(Out it, const PlanReport& report) {
   // Settings a side does not read print as "-": they did not shape this plan.
   fmt::format_to(
       it,
-      "  {:<10} cost {}  alpha {}  tp schedule {}  slot {}  transport {}  tp execution "
-      "{}  split {}\n",
+      "  {:<10} cost {}  alpha {}  dp balance {}  tp schedule {}  slot {}  transport {}  tp "
+      "execution {}  split {}\n",
       "settings", plan::to_string(o.cost), canzona_dp ? fmt::format("{:g}", o.alpha) : "-",
+      canzona_dp ? std::string(plan::to_string(o.dp_balance)) : "-",
       canzona_tp ? std::string(plan::to_string(o.tp_schedule)) : "-",
-      !slotted ? "-" : (o.slot_mib > 0 ? fmt::format("{:g} MiB", o.slot_mib) : "unbounded"),
+      !slotted ? "-" : plan::describe_slot(o),
       transported ? std::string(plan::to_string(o.transport)) : "-",
       transported ? std::string(plan::to_string(o.tp_execution)) : "-", split_text(o.split));
   if (const std::string_view warning = plan::cost_proxy_warning(o.cost, o.optimizer.kind);

@@ -212,11 +212,10 @@ std::string settings_line(const plan::StepPlan& plan) {
   if (o.split.qkv) split.push_back(o.split.qkv_per_head ? "qkv per head" : "qkv");
   if (o.split.fc1) split.push_back("fc1");
   return fmt::format(
-      "bucket {} elements, cost {}, slot {}, TP execution {}, {} params / {} gradient "
-      "reduction, split {}{}",
-      plan.layout.options.bucket_size, plan::to_string(o.cost),
-      o.slot_mib > 0 ? fmt::format("{:g} MiB", o.slot_mib) : std::string("unbounded"),
-      plan::to_string(o.tp_execution), plan::dtype_name(o.precision.params),
+      "bucket {} elements, cost {}, DP balance {}, slot {}, TP execution {}, {} params / {} "
+      "gradient reduction, split {}{}",
+      plan.layout.options.bucket_size, plan::to_string(o.cost), plan::to_string(o.dp_balance),
+      plan::describe_slot(o), plan::to_string(o.tp_execution), plan::dtype_name(o.precision.params),
       plan::dtype_name(o.precision.grad_reduce),
       split.empty() ? std::string("none") : fmt::format("{}", fmt::join(split, ", ")),
       warning.empty() ? std::string() : fmt::format("; {}", warning));

@@ -321,6 +321,7 @@ TEST(PlanCommandTest, PresetsSetTheirValuesFlagsOverrideThemAndThePlanSaysWhich)
   const nlohmann::json& o = reference["options"];
   EXPECT_EQ(o["bucket_size"], 400000000);
   EXPECT_EQ(o["cost"], "numel");
+  EXPECT_EQ(o["dp_balance"], "greedy");
   EXPECT_EQ(o["slot_mib"], 1600.0);
   EXPECT_EQ(o["tp_execution"], "serial");
   EXPECT_EQ(o["precision"]["params"], "bf16");
@@ -339,6 +340,7 @@ TEST(PlanCommandTest, PresetsSetTheirValuesFlagsOverrideThemAndThePlanSaysWhich)
   EXPECT_EQ(megatron["preset"]["name"], "megatron");
   EXPECT_EQ(megatron["options"]["bucket_size"], 40000000);
   EXPECT_EQ(megatron["options"]["cost"], "flops");
+  EXPECT_EQ(megatron["options"]["dp_balance"], "refined");
   EXPECT_EQ(megatron["options"]["tp_execution"], "pipelined");
 
   const ProcessResult text =
@@ -349,6 +351,49 @@ TEST(PlanCommandTest, PresetsSetTheirValuesFlagsOverrideThemAndThePlanSaysWhich)
   EXPECT_TRUE(contains(text.out, "tp execution serial")) << text.out;
   EXPECT_TRUE(contains(text.out, "precision  bf16 model parameters, fp32 gradient reduction"))
       << text.out;
+}
+
+// The numel cost is refined like the FLOP cost unless the reference's plain greedy is asked for
+// (the canzona-reference preset's default): on Qwen3-8B at dp 16 the greedy's busiest rank is
+// measurably above the refined plan's.
+TEST(PlanCommandTest, DpBalanceRefinesTheNumelCostAndKeepsTheGreedyOnRequest) {
+  const std::vector<std::string> numel = {"plan",   "--model", "qwen3-8b",      "--dp",     "16",
+                                          "--cost", "numel",   "--bucket-size", "400000000"};
+  const auto method = [](const nlohmann::json& j) {
+    for (const auto& buffer : j["buffers"]) {
+      if (buffer["name"] == "matrix") return buffer["partition"].get<std::string>();
+    }
+    return std::string();
+  };
+  const nlohmann::json refined = plan_json(with(numel, {}));
+  const nlohmann::json greedy = plan_json(with(numel, {"--dp-balance", "greedy"}));
+  EXPECT_EQ(refined["options"]["dp_balance"], "refined");
+  EXPECT_EQ(greedy["options"]["dp_balance"], "greedy");
+  EXPECT_EQ(method(refined), "alpha_balanced_refined");
+  EXPECT_NE(method(greedy), "alpha_balanced_refined");
+  EXPECT_LT(refined["imbalance"].get<double>(), greedy["imbalance"].get<double>() - 0.05);
+  const nlohmann::json reference = plan_json(with(kPlan8, {"--preset", "canzona-reference"}));
+  EXPECT_EQ(reference["options"]["dp_balance"], "greedy");
+  const nlohmann::json overridden =
+      plan_json(with(kPlan8, {"--preset", "canzona-reference", "--dp-balance", "refined"}));
+  EXPECT_EQ(overridden["options"]["dp_balance"], "refined");
+  EXPECT_EQ(overridden["preset"]["overrides"], nlohmann::json::array({"--dp-balance refined"}));
+}
+
+// The reference's fuse space counts TP-local elements: under canzona-reference the micro-groups
+// are those of a full-matrix capacity tp times larger, and differ from the full-matrix reading.
+TEST(PlanCommandTest, ReferenceSlotCountsTpLocalElements) {
+  const std::vector<std::string> reference = {
+      "plan", "--model", "qwen3-32b", "--dp", "8", "--tp", "4", "--preset", "canzona-reference"};
+  const nlohmann::json local = plan_json(reference);
+  EXPECT_EQ(local["options"]["slot_unit"], "tp-local");
+  const nlohmann::json full_times_tp =
+      plan_json(with(reference, {"--slot-unit", "full", "--slot-mib", "6400"}));
+  const nlohmann::json full = plan_json(with(reference, {"--slot-unit", "full"}));
+  EXPECT_EQ(local["micro_groups"], full_times_tp["micro_groups"]);
+  EXPECT_NE(local["micro_groups"], full["micro_groups"]);
+  const ProcessResult text = bench(reference);
+  EXPECT_TRUE(contains(text.out, "slot 1600 MiB of TP-local elements")) << text.out;
 }
 
 TEST(PlanCommandTest, CollectivesCarryTheirDtypeAndTpGathersAreGradientOnly) {
@@ -413,6 +458,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadPlan{"unknown_schedule", {"--tp-schedule", "magic"}, "--tp-schedule: unknown"},
         BadPlan{"unknown_transport", {"--transport", "magic"}, "--transport: unknown"},
         BadPlan{"unknown_cost", {"--cost", "magic"}, "--cost: unknown"},
+        BadPlan{"unknown_dp_balance", {"--dp-balance", "magic"}, "--dp-balance: unknown"},
+        BadPlan{"unknown_slot_unit", {"--slot-unit", "bytes"}, "--slot-unit: unknown"},
+        BadPlan{"slot_unit_without_canzona_tp",
+                {"--tp-strategy", "sc", "--slot-unit", "full"},
+                "--slot-unit applies to the canzona TP strategy only"},
         BadPlan{"unknown_split", {"--split", "qkvv"}, "unknown --split 'qkvv'"},
         BadPlan{"unknown_optimizer", {"--optimizer", "lion"}, "lion"},
         BadPlan{"optimizer_flag_not_applying",

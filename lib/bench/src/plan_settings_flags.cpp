@@ -52,11 +52,19 @@ PlanSettingsFlags::PlanSettingsFlags(CLI::App& cmd, bool old_name_too)
   cmd.add_option("--cost", cost_,
                  "What partitions balance and metrics report: numel or flops (megatron: flops; "
                  "canzona-reference: numel)");
+  cmd.add_option("--dp-balance", dp_balance_,
+                 "Canzona DP partition: refined (greedy, local search and contiguous search) or "
+                 "greedy (the reference's plain greedy) (megatron: refined; canzona-reference: "
+                 "greedy)");
   cmd.add_option("--slot-mib", slot_mib_,
                  "Canzona TP slot capacity, MiB of fp32 full-matrix elements per host and "
                  "micro-group, 0 = unbounded (megatron: 0; canzona-reference: 1600 = 400 x 2^20 "
                  "elements)")
       ->check(real_in(kNonNegative));
+  cmd.add_option("--slot-unit", slot_unit_,
+                 "What --slot-mib counts: full (elements of the full matrices a slot hosts) or "
+                 "tp-local (their shards on one TP rank, as the reference's fuse space) "
+                 "(megatron: full; canzona-reference: tp-local)");
   cmd.add_option("--tp-execution", tp_execution_,
                  "TP micro-groups: pipelined (next gather in flight while a group computes) or "
                  "serial (gather, compute, scatter one group at a time, as the reference code) "
@@ -93,6 +101,11 @@ void PlanSettingsFlags::apply(plan::StrategyOptions& options, bool check_sides) 
         "one matrix per host)",
         plan::to_string(options.tp_schedule)));
   }
+  if (check_sides && slot_unit_ && !canzona_tp) {
+    throw ConfigError(
+        fmt::format("--slot-unit applies to the canzona TP strategy only, but the TP side is '{}'",
+                    plan::to_string(options.tp)));
+  }
   if (check_sides && tp_execution_ && !grouped_tp) {
     throw ConfigError(
         "--tp-execution applies to TP sides with micro-groups (canzona, asc), but the TP side "
@@ -100,7 +113,11 @@ void PlanSettingsFlags::apply(plan::StrategyOptions& options, bool check_sides) 
   }
   if (bucket_size_) options.zero1.bucket_size = *bucket_size_;
   if (cost_) options.cost = parse_flag("--cost", *cost_, plan::parse_cost_kind);
+  if (dp_balance_) {
+    options.dp_balance = parse_flag("--dp-balance", *dp_balance_, plan::parse_dp_balance);
+  }
   if (slot_mib_) options.slot_mib = *slot_mib_;
+  if (slot_unit_) options.slot_unit = parse_flag("--slot-unit", *slot_unit_, plan::parse_slot_unit);
   if (tp_execution_) {
     options.tp_execution = parse_flag("--tp-execution", *tp_execution_, plan::parse_tp_execution);
   }
@@ -118,7 +135,9 @@ PlanSettingsUse PlanSettingsFlags::use() const {
   use.preset = preset();
   if (bucket_size_) use.overrides.push_back(fmt::format("--bucket-size {}", *bucket_size_));
   if (cost_) use.overrides.push_back(fmt::format("--cost {}", *cost_));
+  if (dp_balance_) use.overrides.push_back(fmt::format("--dp-balance {}", *dp_balance_));
   if (slot_mib_) use.overrides.push_back(fmt::format("--slot-mib {:g}", *slot_mib_));
+  if (slot_unit_) use.overrides.push_back(fmt::format("--slot-unit {}", *slot_unit_));
   if (tp_execution_) use.overrides.push_back(fmt::format("--tp-execution {}", *tp_execution_));
   if (param_dtype_) use.overrides.push_back(fmt::format("--param-dtype {}", *param_dtype_));
   if (grad_reduce_dtype_) {

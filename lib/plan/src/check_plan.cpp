@@ -68,7 +68,7 @@ void check_buffers(const StepPlan& plan) {
 // Each DP rank's TP group steps each of its matrices exactly once: hosted in one slot of one
 // micro-group, or listed once as replicated.
 void check_matrices(const StepPlan& plan) {
-  const std::int64_t capacity = slot_capacity_elements(plan.options);
+  const std::int64_t capacity = slot_capacity_elements(plan.options, plan.tp());
   const bool bounded = plan.options.tp == TpStrategy::kCanzona &&
                        plan.options.tp_schedule == MicroGroupMode::kGlobal && capacity > 0;
   std::size_t matrix_entries = 0;

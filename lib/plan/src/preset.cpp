@@ -35,14 +35,18 @@ void apply_preset(Preset preset, StrategyOptions& options) {
   if (preset == Preset::kMegatron) {
     options.zero1.bucket_size = 0;  // max(4e7, 1e6·dp)
     options.cost = CostKind::kFlops;
+    options.dp_balance = DpBalance::kRefined;
     options.slot_mib = 0;
+    options.slot_unit = SlotUnit::kFullMatrix;
     options.tp_execution = TpExecution::kPipelined;
     return;
   }
   options.optimizer.muon.coefficients = optim::NsCoefficients::kSimple;
   options.zero1.bucket_size = kReferenceBucketElements;
   options.cost = CostKind::kNumel;
+  options.dp_balance = DpBalance::kReferenceGreedy;
   options.slot_mib = kReferenceSlotMib;
+  options.slot_unit = SlotUnit::kTpLocal;
   options.tp_execution = TpExecution::kSerial;
   options.optimizer.muon.nesterov = false;
 }
@@ -53,7 +57,8 @@ std::string_view preset_source(Preset preset) {
            "--accumulate-allreduce-grads-in-fp32) and this project's FLOP costs";
   }
   return "Megatron-Canzona scripts/canzona/train.sh with Canzona on: --ddp-bucket-size 4e8, "
-         "DP/TP_BALANCED_OPT_COST numel, TP_BALANCED_OPT_FUSE_SPACE 400 (x 2^20 elements), "
+         "DP/TP_BALANCED_OPT_COST numel and its plain DP greedy, TP_BALANCED_OPT_FUSE_SPACE 400 (x "
+         "2^20 TP-local elements), "
          "serial AsyncGroupExecutor, simple NS coefficients, no --nesterov-acceleration, no "
          "splits, --bf16";
 }

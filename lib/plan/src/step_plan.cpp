@@ -19,8 +19,17 @@ constexpr double kFp32Bytes = 4.0;
 
 }  // namespace
 
-std::int64_t slot_capacity_elements(const StrategyOptions& options) {
-  return static_cast<std::int64_t>(std::floor(options.slot_mib * kBytesPerMiB / kFp32Bytes));
+std::int64_t slot_capacity_elements(const StrategyOptions& options, int tp) {
+  const double per_unit = options.slot_mib * kBytesPerMiB / kFp32Bytes;
+  return static_cast<std::int64_t>(
+      std::floor(options.slot_unit == SlotUnit::kTpLocal ? per_unit * tp : per_unit));
+}
+
+std::string describe_slot(const StrategyOptions& options) {
+  if (options.slot_mib <= 0) return "unbounded";
+  return fmt::format(
+      "{:g} MiB of {}", options.slot_mib,
+      options.slot_unit == SlotUnit::kTpLocal ? "TP-local elements" : "full matrices");
 }
 
 void validate(const StrategyOptions& options) {

@@ -53,6 +53,14 @@ constexpr std::array<std::pair<TpTransport, std::string_view>, 2> kTransportName
     {TpTransport::kAllToAll, "all-to-all"},
     {TpTransport::kGatherScatter, "gather-scatter"},
 }};
+constexpr std::array<std::pair<SlotUnit, std::string_view>, 2> kSlotUnitNames = {{
+    {SlotUnit::kFullMatrix, "full"},
+    {SlotUnit::kTpLocal, "tp-local"},
+}};
+constexpr std::array<std::pair<DpBalance, std::string_view>, 2> kBalanceNames = {{
+    {DpBalance::kRefined, "refined"},
+    {DpBalance::kReferenceGreedy, "greedy"},
+}};
 constexpr std::array<std::pair<TpExecution, std::string_view>, 2> kExecutionNames = {{
     {TpExecution::kPipelined, "pipelined"},
     {TpExecution::kSerial, "serial"},
@@ -84,6 +92,8 @@ std::string_view to_string(DpStrategy strategy) { return name_of(strategy, kDpNa
 std::string_view to_string(TpStrategy strategy) { return name_of(strategy, kTpNames); }
 std::string_view to_string(TpTransport transport) { return name_of(transport, kTransportNames); }
 std::string_view to_string(TpExecution execution) { return name_of(execution, kExecutionNames); }
+std::string_view to_string(DpBalance balance) { return name_of(balance, kBalanceNames); }
+std::string_view to_string(SlotUnit unit) { return name_of(unit, kSlotUnitNames); }
 std::string_view dtype_name(comm::DataType type) { return name_of(type, kDtypeNames); }
 std::string_view to_string(GradSync sync) { return name_of(sync, kGradSyncNames); }
 std::string_view to_string(ParamSync sync) { return name_of(sync, kParamSyncNames); }
@@ -108,6 +118,12 @@ TpTransport parse_tp_transport(std::string_view text) {
 }
 TpExecution parse_tp_execution(std::string_view text) {
   return parse_name(text, "TP execution", kExecutionNames);
+}
+SlotUnit parse_slot_unit(std::string_view text) {
+  return parse_name(text, "slot unit", kSlotUnitNames);
+}
+DpBalance parse_dp_balance(std::string_view text) {
+  return parse_name(text, "DP balance", kBalanceNames);
 }
 comm::DataType parse_dtype(std::string_view text, std::string_view what) {
   return parse_name(text, what, kDtypeNames);

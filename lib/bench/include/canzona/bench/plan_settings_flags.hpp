@@ -57,7 +57,9 @@ class PlanSettingsFlags {
   std::string preset_ = "megatron";
   std::optional<std::int64_t> bucket_size_;
   std::optional<std::string> cost_;
+  std::optional<std::string> dp_balance_;
   std::optional<double> slot_mib_;
+  std::optional<std::string> slot_unit_;
   std::optional<std::string> tp_execution_;
   std::optional<std::string> param_dtype_;
   std::optional<std::string> grad_reduce_dtype_;

@@ -64,6 +64,30 @@ enum class TpExecution {
   kSerial,
 };
 
+/// What a slot's capacity counts.
+enum class SlotUnit {
+  /// Elements of the full matrices a slot hosts, as the host reconstructs them ("full").
+  kFullMatrix,
+  /// TP-local elements: the shards of those matrices one TP rank holds, so the full-matrix
+  /// capacity is tp times larger. The reference code's TP_BALANCED_OPT_FUSE_SPACE counts these
+  /// ("tp-local").
+  kTpLocal,
+};
+std::string_view to_string(SlotUnit unit);
+SlotUnit parse_slot_unit(std::string_view text);
+
+/// How Canzona's DP partition is balanced (alpha = 1; alpha < 1 always runs the greedy alone).
+enum class DpBalance {
+  /// The §3.3 greedy, in elements and in cost, improved by refine_partition and
+  /// search_partition: the lowest busiest rank this project can plan ("refined").
+  kRefined,
+  /// The reference code's plain §3.3 greedy in elements with its acceptance test against Eq.(1),
+  /// nothing more: plans as the authors' partitioner makes them ("greedy").
+  kReferenceGreedy,
+};
+
+std::string_view to_string(DpBalance balance);
+DpBalance parse_dp_balance(std::string_view text);
 std::string_view to_string(DpStrategy strategy);
 std::string_view to_string(TpStrategy strategy);
 std::string_view to_string(TpTransport transport);
@@ -98,11 +122,14 @@ struct StrategyOptions {
   double alpha = 1.0;
   /// What the DP partition and the micro-groups balance, and what metrics report as `cost`.
   CostKind cost = CostKind::kFlops;
+  /// Canzona DP: refined (default) or the reference's plain greedy (fidelity runs).
+  DpBalance dp_balance = DpBalance::kRefined;
   /// Canzona TP schedule (kAsync always uses kNo).
   MicroGroupMode tp_schedule = MicroGroupMode::kGlobal;
-  /// Canzona TP slot capacity in MiB of fp32 full-matrix elements per host per micro-group;
-  /// 0 = unbounded. Ignored unless tp_schedule is kSlot or kGlobal.
+  /// Canzona TP slot capacity in MiB of fp32 elements per host per micro-group, counted as
+  /// `slot_unit` says; 0 = unbounded. Ignored unless tp_schedule is kSlot or kGlobal.
   double slot_mib = 0;
+  SlotUnit slot_unit = SlotUnit::kFullMatrix;
   TpTransport transport = TpTransport::kAllToAll;
   /// How the micro-groups run (both TP sides with micro-groups: canzona, asc).
   TpExecution tp_execution = TpExecution::kPipelined;
@@ -112,8 +139,12 @@ struct StrategyOptions {
   layout::Zero1Options zero1;  ///< separate_matrix_buffer is forced on by make_step_plan
 };
 
-/// options.slot_mib as a number of fp32 elements (0 = unbounded): the micro-group capacity.
-std::int64_t slot_capacity_elements(const StrategyOptions& options);
+/// options.slot_mib as a number of fp32 full-matrix elements (0 = unbounded) at TP size `tp`:
+/// the micro-group capacity (times tp when options.slot_unit is kTpLocal).
+std::int64_t slot_capacity_elements(const StrategyOptions& options, int tp);
+/// The slot capacity in words: "unbounded", "1600 MiB of TP-local elements", "64 MiB of full
+/// matrices".
+std::string describe_slot(const StrategyOptions& options);
 
 /// Validates the options (alpha in [0, 1], slot_mib >= 0 and finite, the precision, the
 /// optimizer spec, the split options); ConfigError naming the field and the accepted range.
