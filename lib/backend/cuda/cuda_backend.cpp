@@ -6,10 +6,12 @@
 // cuda_reductions.cu; GEMM: cuda_gemm.cpp; solvers: cuda_solver.cpp.
 #include "cuda_backend.hpp"
 
+#include <canzona/comm/timeout.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/cuda/check.hpp>
 #include <canzona/cuda/device_guard.hpp>
 #include <canzona/cuda/devices.hpp>
+#include <canzona/cuda/host_wait.hpp>
 
 #include <fmt/format.h>
 
@@ -47,13 +49,22 @@ CudaBackend::CudaBackend(int device) : device_(checked_device(device)) {
   res_->solver.bind(res_->stream);
   res_->solver_failures.zero(res_->stream);
   res_->solver_failures_host[0] = 0;
-  res_->stream.synchronize();
+  wait_for_stream("cuda backend: set-up");
 }
 
 CudaBackend::~CudaBackend() {
   try {
     const cuda::DeviceGuard guard(device_);
-    CANZONA_CUDA_WARN(cudaStreamSynchronize(res_->stream.get()));
+    try {
+      wait_for_stream("cuda backend: teardown");
+    } catch (const cuda::DeviceWaitTimeout& e) {
+      // The device still runs work on these buffers, and freeing them would wait for it again:
+      // they are left to the process's exit, which the timeout is about to cause anyway.
+      fmt::print(stderr, "canzona: warning: {}; its memory is left to the process exit\n",
+                 e.what());
+      (void)res_.release();
+      return;
+    }
     res_.reset();
   } catch (const std::exception& e) {
     // The guard could not select the device; tear down on the current one rather than leak.
@@ -86,7 +97,7 @@ Buffer CudaBackend::do_allocate(std::size_t bytes) {
   CANZONA_CUDA_CHECK(cudaMalloc(&data, bytes));
   try {
     CANZONA_CUDA_CHECK(cudaMemsetAsync(data, 0, bytes, res_->stream));
-    res_->stream.synchronize();
+    wait_for_stream("cuda backend: zeroing a new buffer");
   } catch (...) {
     CANZONA_CUDA_WARN(cudaFree(data));
     throw;
@@ -118,8 +129,16 @@ void CudaBackend::do_download(void* host, const void* src, std::size_t bytes) {
 void CudaBackend::do_synchronize() {
   const cuda::DeviceGuard guard(device_);
   res_->solver_failures.copy_to_host(res_->solver_failures_host.data(), 1, res_->stream);
-  res_->stream.synchronize();
+  wait_for_stream("cuda backend: synchronize");
   throw_on_solver_failures();
+}
+
+// Every host wait of the backend is bounded by the collective timeout: NCCL collectives of the
+// step share the device, and a peer that died leaves them, and what waits on them, unfinished.
+void CudaBackend::wait_for_stream(std::string_view what) {
+  res_->stream.synchronize(
+      comm::collective_timeout(),
+      fmt::format("{} (the backend stream; bounded by CANZONA_COLLECTIVE_TIMEOUT_S)", what));
 }
 
 // ---- data movement --------------------------------------------------------------------------

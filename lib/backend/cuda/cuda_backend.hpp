@@ -57,6 +57,8 @@ class CudaBackend final : public Backend {
   void do_upload(void* dst, const void* host, std::size_t bytes) override;
   void do_download(void* host, const void* src, std::size_t bytes) override;
   void do_synchronize() override;
+  /// Waits for the backend stream, bounded by comm::collective_timeout(); `what` names the wait.
+  void wait_for_stream(std::string_view what);
 
   void do_fill_zero(void* dst, std::size_t bytes) override;
   void do_copy(Items<void> dst, Items<const void> src, std::size_t bytes) override;

@@ -5,6 +5,7 @@
 #include "canzona/cuda/event.hpp"
 
 #include "canzona/cuda/check.hpp"
+#include "canzona/cuda/host_wait.hpp"
 
 #include <utility>
 
@@ -38,6 +39,11 @@ void Event::make_wait(StreamView stream) const {
 }
 
 void Event::synchronize() const { CANZONA_CUDA_CHECK(cudaEventSynchronize(event_)); }
+
+void Event::synchronize(std::chrono::duration<double> timeout, std::string_view what) const {
+  const cudaEvent_t event = event_;
+  wait_on_host([event] { return cudaEventQuery(event); }, timeout, what);
+}
 
 bool Event::query() const {
   const cudaError_t status = cudaEventQuery(event_);

@@ -6,12 +6,18 @@
 
 #include "canzona/cuda/check.hpp"
 #include "canzona/cuda/device_guard.hpp"
+#include "canzona/cuda/host_wait.hpp"
 
 #include <utility>
 
 namespace canzona::cuda {
 
 void StreamView::synchronize() const { CANZONA_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+void StreamView::synchronize(std::chrono::duration<double> timeout, std::string_view what) const {
+  const cudaStream_t stream = stream_;
+  wait_on_host([stream] { return cudaStreamQuery(stream); }, timeout, what);
+}
 
 Stream::Stream(int priority) : device_(current_device()), owning_(true) {
   CANZONA_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, priority));

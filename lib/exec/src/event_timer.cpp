@@ -5,6 +5,7 @@
 #include "canzona/exec/step_timer.hpp"
 #include "device_parts.hpp"
 
+#include <canzona/comm/timeout.hpp>
 #include <canzona/core/error.hpp>
 #include <canzona/cuda/check.hpp>
 #include <canzona/cuda/device_guard.hpp>
@@ -111,7 +112,11 @@ class EventTimer final : public StepTimer {
   // Waits for the record's end event (a query first: a finished step costs no host wait), then
   // reads every elapsed time of it.
   void resolve(Record& r) {
-    if (!r.events[r.end].query()) r.events[r.end].synchronize();
+    if (!r.events[r.end].query()) {
+      r.events[r.end].synchronize(
+          comm::collective_timeout(),
+          "the step timer's end-of-step event (bounded by CANZONA_COLLECTIVE_TIMEOUT_S)");
+    }
     StepTimes t;
     t.total = seconds(r, r.begin, r.end);
     for (const Mark& m : r.marks) t.seconds[index(m.slot)] += seconds(r, m.start, m.stop);

@@ -9,6 +9,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <string_view>
+
 namespace canzona::cuda {
 
 /// Owns a cudaEvent_t created on the current device. Move-only.
@@ -36,6 +39,8 @@ class Event {
   void make_wait(StreamView stream) const;
   /// Blocks the host until the recorded work has finished.
   void synchronize() const;
+  /// The same, bounded: wait_on_host (host_wait.hpp) on cudaEventQuery.
+  void synchronize(std::chrono::duration<double> timeout, std::string_view what) const;
   /// True when the recorded work has finished (or nothing was recorded); never blocks.
   bool query() const;
 

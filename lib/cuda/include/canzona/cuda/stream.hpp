@@ -7,6 +7,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <string_view>
+
 namespace canzona::cuda {
 
 class Stream;
@@ -25,6 +28,8 @@ class StreamView {
 
   /// Blocks the host until all work enqueued so far has finished (cudaStreamSynchronize).
   void synchronize() const;
+  /// The same, bounded: wait_on_host (host_wait.hpp) on cudaStreamQuery.
+  void synchronize(std::chrono::duration<double> timeout, std::string_view what) const;
 
  private:
   cudaStream_t stream_ = nullptr;
@@ -54,6 +59,10 @@ class Stream {
   bool owning() const noexcept { return owning_; }
   /// Blocks the host until all work enqueued so far has finished.
   void synchronize() const;
+  /// The same, bounded: wait_on_host (host_wait.hpp) on cudaStreamQuery.
+  void synchronize(std::chrono::duration<double> timeout, std::string_view what) const {
+    view().synchronize(timeout, what);
+  }
 
  private:
   Stream(cudaStream_t stream, int device, bool owning) noexcept
