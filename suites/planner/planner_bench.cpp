@@ -182,13 +182,6 @@ std::vector<LayoutCase> plan_quality_cases() {
   return cases;
 }
 
-double busiest_rank(const layout::Buffer& buffer, const plan::DpPartition& partition,
-                    const std::vector<double>& costs) {
-  const plan::PartitionMetrics metrics =
-      plan::partition_metrics(buffer, partition, costs, buffer.dp);
-  return *std::max_element(metrics.rank_cost.begin(), metrics.rank_cost.end());
-}
-
 // The DP planners against the proven optimum of the contiguous partition of the matrix buffer
 // (400M-element buckets, Muon): Canzona's planner as `plan` builds it (the greedy refined), the
 // reference code's plain §3.3 greedy (with its acceptance test against Eq.(1)), and Eq.(1)
@@ -213,9 +206,9 @@ void bm_plan_quality(benchmark::State& state, const LayoutCase& c, plan::CostKin
     const plan::DpPartition greedy =
         plan::alpha_balanced_partition(buffer, 1.0, costs, plan::BalanceUnit::kElements);
     const plan::DpPartition eq1 = plan::static_partition(buffer);
-    const double canzona_max = busiest_rank(buffer, canzona, costs);
-    const double greedy_max = busiest_rank(buffer, greedy, costs);
-    const double eq1_max = busiest_rank(buffer, eq1, costs);
+    const double canzona_max = plan::busiest_rank_cost(buffer, canzona, costs);
+    const double greedy_max = plan::busiest_rank_cost(buffer, greedy, costs);
+    const double eq1_max = plan::busiest_rank_cost(buffer, eq1, costs);
     const plan::DpPartition& start = canzona_max <= greedy_max ? canzona : greedy;
     plan::PartitionOptimum optimum;
     for (auto _ : state) {

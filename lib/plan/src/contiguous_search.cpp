@@ -276,4 +276,37 @@ ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, 
   return second;
 }
 
+SearchInput search_input(const layout::Buffer& buffer, std::span<const double> costs) {
+  SearchInput input;
+  input.per_bucket.resize(buffer.buckets.size());
+  for (const layout::Bucket& bucket : buffer.buckets) {
+    for (std::size_t e = bucket.first_entry; e <= bucket.last_entry; ++e) {
+      if (costs[e] <= 0) continue;
+      input.per_bucket[static_cast<std::size_t>(bucket.index)].push_back(costs[e]);
+      input.total += costs[e];
+      input.largest = std::max(input.largest, costs[e]);
+    }
+  }
+  return input;
+}
+
+DpPartition partition_from_search(const layout::Buffer& buffer, std::span<const double> costs,
+                                  const ContiguousAnswer& answer) {
+  DpPartition found;
+  found.method = "searched";
+  found.owner.assign(buffer.entries.size(), -1);
+  for (const layout::Bucket& bucket : buffer.buckets) {
+    const auto& owners = answer.owner[static_cast<std::size_t>(bucket.index)];
+    std::size_t next = 0;
+    int current = owners.empty() ? 0 : owners.front();
+    for (std::size_t e = bucket.first_entry; e <= bucket.last_entry; ++e) {
+      if (costs[e] > 0) current = owners[next++];
+      found.owner[e] = current;
+    }
+    found.buckets.push_back(
+        BucketCuts{bucket.index, cuts_from_owners(buffer, bucket, found.owner)});
+  }
+  return found;
+}
+
 }  // namespace canzona::plan::detail

@@ -5,12 +5,27 @@
 // ranks in order, each taking a run from the head of every bucket.
 #pragma once
 
+#include "canzona/plan/dp_partition.hpp"
+
+#include <canzona/layout/zero1.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace canzona::plan::detail {
+
+/// contiguous_fits's input for a buffer: per bucket, the positive costs in buffer order (entries
+/// of zero cost are left out: they fit anywhere between their neighbours), with their sum and
+/// largest.
+struct SearchInput {
+  std::vector<std::vector<double>> per_bucket;
+  double total = 0;
+  double largest = 0;
+};
+SearchInput search_input(const layout::Buffer& buffer, std::span<const double> costs);
 
 /// The answer of contiguous_fits.
 struct ContiguousAnswer {
@@ -35,5 +50,12 @@ struct SearchLimits {
 };
 ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, int ranks,
                                  double capacity, const SearchLimits& limits);
+
+/// The partition of a kFits answer for `buffer` (whose search_input the search ran on): the
+/// found runs, each zero-cost entry with the decided entry before it in its bucket (the first
+/// decided entry's owner when it leads the bucket, rank 0 in a bucket with none). method
+/// "searched".
+DpPartition partition_from_search(const layout::Buffer& buffer, std::span<const double> costs,
+                                  const ContiguousAnswer& answer);
 
 }  // namespace canzona::plan::detail

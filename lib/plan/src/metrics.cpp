@@ -106,4 +106,10 @@ PartitionMetrics assignment_metrics(std::span<const int> owner, std::span<const 
   return m;
 }
 
+double busiest_rank_cost(const layout::Buffer& buffer, const DpPartition& partition,
+                         std::span<const double> costs) {
+  const PartitionMetrics metrics = partition_metrics(buffer, partition, costs, buffer.dp);
+  return *std::max_element(metrics.rank_cost.begin(), metrics.rank_cost.end());
+}
+
 }  // namespace canzona::plan

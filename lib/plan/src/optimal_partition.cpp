@@ -28,89 +28,11 @@ namespace {
 // same doubles in different orders, and CBC's tolerances sit near 1e-9.
 constexpr double kProvenTolerance = 1e-6;
 
-double busiest(const layout::Buffer& buffer, const DpPartition& partition,
-               std::span<const double> costs) {
-  const PartitionMetrics metrics = partition_metrics(buffer, partition, costs, buffer.dp);
-  return *std::max_element(metrics.rank_cost.begin(), metrics.rank_cost.end());
-}
-
-// The entries the search decides: those of positive cost, in buffer order.
-struct ModelItems {
-  std::vector<std::size_t> entry;
-  double largest = 0;
-  double total = 0;
-};
-
-ModelItems positive_items(const layout::Buffer& buffer, std::span<const double> costs) {
-  ModelItems items;
-  for (const layout::Bucket& bucket : buffer.buckets) {
-    for (std::size_t e = bucket.first_entry; e <= bucket.last_entry; ++e) {
-      if (costs[e] <= 0) continue;
-      items.entry.push_back(e);
-      items.largest = std::max(items.largest, costs[e]);
-      items.total += costs[e];
-    }
-  }
-  return items;
-}
-
-// Per bucket, the costs of its decided items in buffer order (the contiguous search's input).
-std::vector<std::vector<double>> bucket_costs(const layout::Buffer& buffer, const ModelItems& items,
-                                              std::span<const double> costs) {
-  std::vector<std::vector<double>> per_bucket(buffer.buckets.size());
-  for (const std::size_t e : items.entry) {
-    per_bucket[static_cast<std::size_t>(buffer.entries[e].bucket)].push_back(costs[e]);
-  }
-  return per_bucket;
-}
-
 // How many of the ascending `candidates` lie below `makespan` (beyond the loads' rounding).
 std::size_t candidates_below(const std::vector<double>& candidates, double makespan) {
   return static_cast<std::size_t>(
       std::lower_bound(candidates.begin(), candidates.end(), makespan * (1 - kProvenTolerance)) -
       candidates.begin());
-}
-
-// The per-bucket owners of the decided items in ModelItems order (bucket order, then buffer
-// order).
-std::vector<int> flatten(const std::vector<std::vector<int>>& per_bucket) {
-  std::vector<int> owners;
-  for (const auto& bucket : per_bucket) owners.insert(owners.end(), bucket.begin(), bucket.end());
-  return owners;
-}
-
-// Owners of every entry from the decided items' owners: an entry of zero cost takes the owner
-// of the decided entry before it in its bucket (the first decided one's when it leads the
-// bucket, rank 0 in a bucket with none), so owners still never decrease.
-std::vector<int> complete_owners(const layout::Buffer& buffer, const ModelItems& items,
-                                 std::span<const int> item_owner) {
-  std::vector<int> owner(buffer.entries.size(), -1);
-  for (std::size_t i = 0; i < items.entry.size(); ++i) owner[items.entry[i]] = item_owner[i];
-  for (const layout::Bucket& bucket : buffer.buckets) {
-    int current = 0;
-    for (std::size_t e = bucket.first_entry; e <= bucket.last_entry; ++e) {
-      if (owner[e] >= 0) {
-        current = owner[e];
-        break;
-      }
-    }
-    for (std::size_t e = bucket.first_entry; e <= bucket.last_entry; ++e) {
-      if (owner[e] < 0) owner[e] = current;
-      current = owner[e];
-    }
-  }
-  return owner;
-}
-
-DpPartition partition_from_owners(const layout::Buffer& buffer, std::vector<int> owner,
-                                  std::string method) {
-  DpPartition plan;
-  plan.owner = std::move(owner);
-  plan.method = std::move(method);
-  for (const layout::Bucket& bucket : buffer.buckets) {
-    plan.buckets.push_back(BucketCuts{bucket.index, cuts_from_owners(buffer, bucket, plan.owner)});
-  }
-  return plan;
 }
 
 }  // namespace
@@ -134,28 +56,28 @@ PartitionOptimum optimal_partition(const layout::Buffer& buffer, std::span<const
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   };
   const int ranks = buffer.dp;
-  const ModelItems items = positive_items(buffer, costs);
+  const detail::SearchInput input = detail::search_input(buffer, costs);
 
   PartitionOptimum result;
   result.best = start;
-  result.best_max = busiest(buffer, start, costs);
-  result.lower_bound = std::max(items.total / ranks, items.largest);
+  result.best_max = busiest_rank_cost(buffer, start, costs);
+  result.lower_bound = std::max(input.total / ranks, input.largest);
   const auto open = [&] {
-    return ranks > 1 && items.total > 0 &&
+    return ranks > 1 && input.total > 0 &&
            result.best_max > result.lower_bound * (1 + kProvenTolerance);
   };
   if (open()) {
     // Atomicity first: the least makespan of the costs as a multiset (buckets ignored), from a
     // small configuration program per candidate makespan; often the optimum already.
     std::vector<double> decided;
-    for (const std::size_t e : items.entry) decided.push_back(costs[e]);
+    for (const auto& bucket : input.per_bucket)
+      decided.insert(decided.end(), bucket.begin(), bucket.end());
     const detail::PackingBound packing = detail::packing_lower_bound(
         decided, ranks, result.best_max, std::max(0.05, limits.seconds / 40));
     result.lower_bound = std::max(result.lower_bound, packing.bound);
     // Then contiguity: binary search over the makespans a packing could have, each decided by
     // the contiguous search. Every candidate below `low` is proven out of reach; a plan found
     // below the incumbent replaces it.
-    const std::vector<std::vector<double>> per_bucket = bucket_costs(buffer, items, costs);
     const auto deadline = began + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                       std::chrono::duration<double>(limits.seconds));
     std::size_t low = 0;
@@ -163,7 +85,7 @@ PartitionOptimum optimal_partition(const layout::Buffer& buffer, std::span<const
     while (low < high && std::chrono::steady_clock::now() < deadline) {
       const std::size_t mid = low + (high - low) / 2;
       const detail::ContiguousAnswer answer =
-          detail::contiguous_fits(per_bucket, ranks, packing.candidates[mid], {deadline});
+          detail::contiguous_fits(input.per_bucket, ranks, packing.candidates[mid], {deadline});
       result.nodes += answer.nodes;
       if (answer.kind == detail::ContiguousAnswer::Kind::kDoesNotFit) {
         low = mid + 1;
@@ -174,10 +96,9 @@ PartitionOptimum optimal_partition(const layout::Buffer& buffer, std::span<const
       }
       high = mid;
       if (answer.kind == detail::ContiguousAnswer::Kind::kFits) {
-        DpPartition found = partition_from_owners(
-            buffer, complete_owners(buffer, items, flatten(answer.owner)), "");
+        DpPartition found = detail::partition_from_search(buffer, costs, answer);
         check_partition(buffer, found);
-        const double found_max = busiest(buffer, found, costs);
+        const double found_max = busiest_rank_cost(buffer, found, costs);
         if (found_max < result.best_max) {
           result.best = std::move(found);
           result.best_max = found_max;

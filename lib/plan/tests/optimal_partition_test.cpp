@@ -28,12 +28,6 @@ namespace {
 
 using testing::make_buffer;
 
-double busiest_rank(const layout::Buffer& buffer, const DpPartition& partition,
-                    const std::vector<double>& costs) {
-  const auto metrics = partition_metrics(buffer, partition, costs, buffer.dp);
-  return *std::max_element(metrics.rank_cost.begin(), metrics.rank_cost.end());
-}
-
 layout::Buffer tiny_buffer(int dp, const std::vector<std::vector<std::int64_t>>& buckets) {
   return make_buffer(dp, buckets, layout::kParamAlignment, layout::bucket_alignment(dp, false));
 }
@@ -69,30 +63,41 @@ double enumerated_optimum(const layout::Buffer& buffer, const std::vector<double
   }
 }
 
+// A random tiny buffer: 2–4 ranks, 1–3 buckets of 1–`most_entries` entries, integer costs 0–9
+// (ties and zero-cost entries are the delicate cases).
+struct TinyCase {
+  layout::Buffer buffer;
+  std::vector<double> costs;
+};
+
+TinyCase random_tiny_case(std::mt19937_64& rng, int most_entries) {
+  std::uniform_int_distribution<int> ranks_dist(2, 4);
+  std::uniform_int_distribution<int> buckets_dist(1, 3);
+  std::uniform_int_distribution<int> entries_dist(1, most_entries);
+  std::uniform_int_distribution<int> cost_dist(0, 9);
+  const int ranks = ranks_dist(rng);
+  std::vector<std::vector<std::int64_t>> sizes(buckets_dist(rng));
+  for (auto& bucket : sizes) bucket.assign(entries_dist(rng), 64);
+  TinyCase c{tiny_buffer(ranks, sizes), {}};
+  c.costs.resize(c.buffer.entries.size());
+  for (double& cost : c.costs) cost = cost_dist(rng);
+  return c;
+}
+
 TEST(OptimalPartitionTest, EqualsTheEnumeratedOptimumOnRandomTinyBuffers) {
   const std::uint64_t seed = canzona::testing::test_seed();
   SCOPED_TRACE(fmt::format("seed {} (CANZONA_TEST_SEED reproduces it)", seed));
   std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> ranks_dist(2, 4);
-  std::uniform_int_distribution<int> buckets_dist(1, 3);
-  std::uniform_int_distribution<int> entries_dist(1, 3);
-  // Integer costs with zeros among them: ties and zero-cost entries are the delicate cases.
-  std::uniform_int_distribution<int> cost_dist(0, 9);
   for (int trial = 0; trial < 60; ++trial) {
-    const int ranks = ranks_dist(rng);
-    std::vector<std::vector<std::int64_t>> sizes(buckets_dist(rng));
-    for (auto& bucket : sizes) bucket.assign(entries_dist(rng), 64);
-    const auto buffer = tiny_buffer(ranks, sizes);
-    std::vector<double> costs(buffer.entries.size());
-    for (double& c : costs) c = cost_dist(rng);
-    SCOPED_TRACE(fmt::format("trial {}: {} ranks, costs {} in {} buckets", trial, ranks,
-                             fmt::join(costs, " "), sizes.size()));
+    const auto [buffer, costs] = random_tiny_case(rng, 3);
+    SCOPED_TRACE(fmt::format("trial {}: {} ranks, costs {} in {} buckets", trial, buffer.dp,
+                             fmt::join(costs, " "), buffer.buckets.size()));
     const auto result = optimal_partition(buffer, costs, static_partition(buffer));
     ASSERT_NO_THROW(check_partition(buffer, result.best));
     EXPECT_TRUE(result.proven);
     const double optimum = enumerated_optimum(buffer, costs);
     EXPECT_NEAR(result.best_max, optimum, 1e-9 * (1 + optimum));
-    EXPECT_NEAR(busiest_rank(buffer, result.best, costs), optimum, 1e-9 * (1 + optimum));
+    EXPECT_NEAR(busiest_rank_cost(buffer, result.best, costs), optimum, 1e-9 * (1 + optimum));
     EXPECT_NEAR(result.lower_bound, optimum, 1e-6 * (1 + optimum));
   }
 }
@@ -103,26 +108,18 @@ TEST(OptimalPartitionTest, PlannerSearchReachesTheOptimumOnRandomTinyBuffers) {
   const std::uint64_t seed = canzona::testing::test_seed();
   SCOPED_TRACE(fmt::format("seed {} (CANZONA_TEST_SEED reproduces it)", seed));
   std::mt19937_64 rng(seed + 1);
-  std::uniform_int_distribution<int> ranks_dist(2, 4);
-  std::uniform_int_distribution<int> buckets_dist(1, 3);
-  std::uniform_int_distribution<int> entries_dist(1, 4);
-  std::uniform_int_distribution<int> cost_dist(0, 9);
   int at_optimum = 0;
   for (int trial = 0; trial < 60; ++trial) {
-    const int ranks = ranks_dist(rng);
-    std::vector<std::vector<std::int64_t>> sizes(buckets_dist(rng));
-    for (auto& bucket : sizes) bucket.assign(entries_dist(rng), 64);
-    const auto buffer = tiny_buffer(ranks, sizes);
-    std::vector<double> costs(buffer.entries.size());
-    for (double& c : costs) c = cost_dist(rng);
-    SCOPED_TRACE(fmt::format("trial {}: {} ranks, costs {}", trial, ranks, fmt::join(costs, " ")));
+    const auto [buffer, costs] = random_tiny_case(rng, 4);
+    SCOPED_TRACE(
+        fmt::format("trial {}: {} ranks, costs {}", trial, buffer.dp, fmt::join(costs, " ")));
     const DpPartition start = static_partition(buffer);
     const DpPartition searched = search_partition(buffer, start, costs);
     ASSERT_NO_THROW(check_partition(buffer, searched));
-    const double searched_max = busiest_rank(buffer, searched, costs);
-    EXPECT_LE(searched_max, busiest_rank(buffer, start, costs));
+    const double searched_max = busiest_rank_cost(buffer, searched, costs);
+    EXPECT_LE(searched_max, busiest_rank_cost(buffer, start, costs));
     const double optimum = enumerated_optimum(buffer, costs);
-    const auto metrics = partition_metrics(buffer, start, costs, ranks);
+    const auto metrics = partition_metrics(buffer, start, costs, buffer.dp);
     if (optimum > 0 && optimum < 1.39 * metrics.lower_bound) {
       EXPECT_DOUBLE_EQ(searched_max, optimum);
       ++at_optimum;
@@ -162,7 +159,7 @@ TEST(OptimalPartitionTest, ZeroCostEntriesKeepOwnersOrderedAndTheStartIsNeverLos
   ASSERT_NO_THROW(check_partition(buffer, result.best));
   EXPECT_TRUE(result.proven);
   EXPECT_DOUBLE_EQ(result.best_max, enumerated_optimum(buffer, costs));
-  EXPECT_LE(result.best_max, busiest_rank(buffer, start, costs));
+  EXPECT_LE(result.best_max, busiest_rank_cost(buffer, start, costs));
 }
 
 TEST(OptimalPartitionTest, OneRankOrNoCostIsTheStartAtOnce) {
@@ -199,9 +196,9 @@ TEST(OptimalPartitionTest, NeverAboveThePlannersOnAQwen3Layout) {
   const DpPartition planned = alpha_balanced_partition(buffer, 1.0, costs, BalanceUnit::kCost);
   const auto result = optimal_partition(buffer, costs, planned, OracleLimits{20});
   ASSERT_NO_THROW(check_partition(buffer, result.best));
-  EXPECT_LE(result.best_max, busiest_rank(buffer, planned, costs));
+  EXPECT_LE(result.best_max, busiest_rank_cost(buffer, planned, costs));
   for (const DpPartition& other : {static_partition(buffer), alpha_greedy_partition(buffer, 1.0)}) {
-    EXPECT_LE(result.lower_bound, busiest_rank(buffer, other, costs) * (1 + 1e-9));
+    EXPECT_LE(result.lower_bound, busiest_rank_cost(buffer, other, costs) * (1 + 1e-9));
   }
 }
 

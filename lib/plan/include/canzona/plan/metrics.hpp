@@ -40,6 +40,11 @@ double max_over_mean(std::span<const double> loads);
 PartitionMetrics partition_metrics(const layout::Buffer& buffer, const DpPartition& partition,
                                    std::span<const double> costs, int dp);
 
+/// The busiest rank's Σ cost under `partition` (partition_metrics' largest rank_cost): what the
+/// DP planners minimise and the oracle proves bounds on.
+double busiest_rank_cost(const layout::Buffer& buffer, const DpPartition& partition,
+                         std::span<const double> costs);
+
 /// Metrics of an owner-per-item plan (layer-wise baselines): owner[i] ∈ [0, ranks) steps item i
 /// at cost costs[i]. No slices: rank_slice_elements stays empty. ConfigError when the sizes
 /// disagree, ranks < 1 or an owner is out of range.

@@ -22,7 +22,8 @@ enum class Preset {
   /// The Canzona reference code's training script with Canzona on (Megatron-Canzona
   /// scripts/canzona/train.sh): 4e8-element buckets, numel costs for DP and TP, the plain §3.3
   /// DP greedy (DpBalance::kReferenceGreedy), a TP fuse
-  /// capacity of 400·2²⁰ TP-local elements per slot (SlotUnit::kTpLocal), its serial micro-group executor, Muon with the
+  /// capacity of 400·2²⁰ TP-local elements per slot (SlotUnit::kTpLocal), its serial micro-group
+  /// executor, Muon with the
   /// simple coefficients and without Nesterov (the script passes no --nesterov-acceleration),
   /// no splits, bf16 parameters with fp32 gradients ("canzona-reference").
   kCanzonaReference,
