@@ -15,7 +15,7 @@ fi
 base=$1 head=$2 out=$3 fractions=$4
 shift 4
 mkdir -p "$out"
-i=$(ls "$out" | grep -c '^experiment-' || true)
+i=$(ls "$out" | grep -c '^experiment-.*\.json$' || true)
 for fraction in $fractions; do
   i=$((i + 1))
   name=$(printf 'experiment-%03d-slowdown-%s' "$i" "$fraction")

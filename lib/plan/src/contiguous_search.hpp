@@ -41,8 +41,11 @@ struct ContiguousAnswer {
 /// remainder. Only runs after which no further item of any bucket would fit are tried (taking
 /// more never hurts: the items left are a suffix of what a smaller take leaves, and any deal of
 /// those is still contiguous), a rank must take at least what the ranks after it cannot hold,
-/// items above half the capacity need a rank each, and states that failed are remembered.
-/// Stops with kUnknown at `limits.deadline` or after `limits.nodes` nodes, whichever comes first
+/// items above half the capacity need a rank each, and states that failed are remembered. Two
+/// orders of trying a rank's runs share the budget half and half: bucket by bucket (cheap, suits
+/// many short buckets) and fullest first (suits few long ones); either one's kDoesNotFit is a
+/// proof. A rank's list of fullest-first choices is capped, and a failure below a capped list is
+/// no proof (kUnknown). Stops with kUnknown at `limits.deadline` or after `limits.nodes` nodes, whichever comes first
 /// (a node limit alone keeps the answer a pure function of the input).
 struct SearchLimits {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();

@@ -110,15 +110,15 @@ DpPartition alpha_greedy_partition(const layout::Buffer& buffer, double alpha,
 DpPartition refine_partition(const layout::Buffer& buffer, const DpPartition& start,
                              std::span<const double> costs, int max_passes = 16);
 
-/// Lowers a whole-tensor partition's busiest rank by search: bisection on a capacity between
-/// max(Σ cost / dp, largest cost) and `start`'s busiest rank, each capacity decided by a
-/// depth-first search over the ranks in order, every rank taking a run from the head of each
-/// bucket (owners never decrease along a bucket), capped at `nodes_per_decision` nodes so that
-/// the result is a pure function of its input. What refine_partition's local moves cannot reach
-/// (every rank shifting its runs at once) the search finds directly. Returns the plan with the
-/// lowest busiest rank found (method "searched"), or `start` when none is lower. Throws like
-/// check_partition on a broken `start` and ConfigError when costs.size() !=
-/// buffer.entries.size().
+/// Lowers a whole-tensor partition's busiest rank by search: capacities from max(Σ cost / dp,
+/// largest cost) upwards in steps of 0.25 % of it, below `start`'s busiest rank, each decided
+/// by a depth-first search over the ranks in order (two orders, half the budget each), every rank
+/// taking a run from the head of each bucket (owners never decrease along a bucket), capped at
+/// `nodes_per_decision` nodes so that the result is a pure function of its input; the first
+/// capacity that fits ends the scan. What refine_partition's local moves cannot reach (every rank
+/// shifting its runs at once) the search finds directly. Returns the plan found (method "searched")
+/// when its busiest rank is lower, or `start` when none is lower. Throws like check_partition on a
+/// broken `start` and ConfigError when costs.size() != buffer.entries.size().
 DpPartition search_partition(const layout::Buffer& buffer, const DpPartition& start,
                              std::span<const double> costs, long long nodes_per_decision = 8000);
 
