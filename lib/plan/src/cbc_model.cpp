@@ -7,7 +7,6 @@
 #include <coin/Cbc_C_Interface.h>
 
 #include <memory>
-#include <numeric>
 
 namespace canzona::plan::detail {
 namespace {
@@ -18,14 +17,9 @@ struct ModelDeleter {
 
 }  // namespace
 
-int SparseColumns::add_column(std::span<const std::pair<int, double>> entries, double lower,
-                              double upper, double objective, bool integer) {
+void SparseColumns::add_column(std::span<const std::pair<int, double>> entries, double lower,
+                               double upper, double objective, bool integer) {
   columns_.push_back(Column{{entries.begin(), entries.end()}, lower, upper, objective, integer});
-  return static_cast<int>(columns_.size()) - 1;
-}
-
-void SparseColumns::add_entry(int column, int row, double coefficient) {
-  columns_[static_cast<std::size_t>(column)].entries.emplace_back(row, coefficient);
 }
 
 void SparseColumns::set_row(int row, double lower, double upper) {
@@ -33,13 +27,7 @@ void SparseColumns::set_row(int row, double lower, double upper) {
   row_upper_[static_cast<std::size_t>(row)] = upper;
 }
 
-int SparseColumns::add_row(double lower, double upper) {
-  row_lower_.push_back(lower);
-  row_upper_.push_back(upper);
-  return static_cast<int>(row_lower_.size()) - 1;
-}
-
-CbcOutcome SparseColumns::solve(double seconds, std::span<const double> start) const {
+CbcOutcome SparseColumns::solve(double seconds) const {
   std::vector<CoinBigIndex> column_start{0};
   std::vector<int> index;
   std::vector<double> value;
@@ -57,16 +45,12 @@ CbcOutcome SparseColumns::solve(double seconds, std::span<const double> start) c
     objective.push_back(column.objective);
   }
   const std::unique_ptr<Cbc_Model, ModelDeleter> model(Cbc_newModel());
-  Cbc_loadProblem(model.get(), columns(), static_cast<int>(row_lower_.size()), column_start.data(),
-                  index.data(), value.data(), lower.data(), upper.data(), objective.data(),
-                  row_lower_.data(), row_upper_.data());
-  for (int c = 0; c < columns(); ++c) {
-    if (columns_[static_cast<std::size_t>(c)].integer) Cbc_setInteger(model.get(), c);
-  }
-  if (!start.empty()) {
-    std::vector<int> all(static_cast<std::size_t>(columns()));
-    std::iota(all.begin(), all.end(), 0);
-    Cbc_setMIPStartI(model.get(), columns(), all.data(), start.data());
+  Cbc_loadProblem(model.get(), static_cast<int>(columns_.size()),
+                  static_cast<int>(row_lower_.size()), column_start.data(), index.data(),
+                  value.data(), lower.data(), upper.data(), objective.data(), row_lower_.data(),
+                  row_upper_.data());
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    if (columns_[c].integer) Cbc_setInteger(model.get(), static_cast<int>(c));
   }
   Cbc_setLogLevel(model.get(), 0);
   Cbc_setMaximumSeconds(model.get(), seconds);
@@ -75,14 +59,8 @@ CbcOutcome SparseColumns::solve(double seconds, std::span<const double> start) c
   Cbc_solve(model.get());
 
   CbcOutcome outcome;
-  outcome.proven_optimal = Cbc_isProvenOptimal(model.get()) != 0;
   outcome.proven_infeasible = Cbc_isProvenInfeasible(model.get()) != 0;
-  outcome.best_bound = Cbc_getBestPossibleObjValue(model.get());
-  outcome.nodes = Cbc_getNodeCount(model.get());
-  if (const double* solution = Cbc_bestSolution(model.get()); solution != nullptr) {
-    outcome.has_solution = true;
-    outcome.solution.assign(solution, solution + columns());
-  }
+  outcome.has_solution = Cbc_bestSolution(model.get()) != nullptr;
   return outcome;
 }
 

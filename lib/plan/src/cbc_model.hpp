@@ -17,12 +17,8 @@ inline constexpr double kNoLimit = std::numeric_limits<double>::max();
 
 /// What CBC found and proved.
 struct CbcOutcome {
-  bool has_solution = false;       ///< an integer-feasible solution is in `solution`
-  bool proven_optimal = false;     ///< `solution` is optimal
+  bool has_solution = false;       ///< an integer-feasible solution exists (one was found)
   bool proven_infeasible = false;  ///< no integer-feasible solution exists
-  std::vector<double> solution;    ///< one value per column
-  double best_bound = -std::numeric_limits<double>::infinity();  ///< of the minimised objective
-  long long nodes = 0;
 };
 
 /// min c·x subject to row limits, column limits and integrality, built column by column.
@@ -32,20 +28,13 @@ class SparseColumns {
       : row_lower_(static_cast<std::size_t>(rows), -kNoLimit),
         row_upper_(static_cast<std::size_t>(rows), kNoLimit) {}
 
-  /// Appends a column: (row, coefficient) entries, bounds, objective coefficient; returns its
-  /// index.
-  int add_column(std::span<const std::pair<int, double>> entries, double lower, double upper,
-                 double objective, bool integer);
-  /// Adds `coefficient` at (row, column); a column's entries may come in any row order.
-  void add_entry(int column, int row, double coefficient);
+  /// Appends a column: (row, coefficient) entries, bounds, objective coefficient.
+  void add_column(std::span<const std::pair<int, double>> entries, double lower, double upper,
+                  double objective, bool integer);
   void set_row(int row, double lower, double upper);
-  /// Appends a row with the given limits; returns its index.
-  int add_row(double lower, double upper);
-  int columns() const { return static_cast<int>(columns_.size()); }
 
-  /// Solves with CBC (one thread, silent) for at most `seconds`, starting from `start` (one value
-  /// per column) when it is not empty.
-  CbcOutcome solve(double seconds, std::span<const double> start = {}) const;
+  /// Solves with CBC (one thread, silent) for at most `seconds`.
+  CbcOutcome solve(double seconds) const;
 
  private:
   struct Column {

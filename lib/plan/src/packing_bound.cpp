@@ -8,6 +8,7 @@
 #include "cbc_model.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <cstddef>
 #include <map>
 #include <numeric>
