@@ -42,8 +42,9 @@ nlohmann::json merge_runs(const std::vector<nlohmann::json>& documents,
 std::string format_run_summary(const Run& run) {
   std::size_t width = 9;
   for (const Series& s : run.series) width = std::max(width, s.name.key.size() + 12);
-  std::string text = fmt::format("{:<{}} {:>11} {:>7} {:>9} {:>12} {:>9}  {}\n", "benchmark", width,
-                                 "median_ms", "cv", "imbalance", "projector_ms", "error", "kind");
+  std::string text =
+      fmt::format("{:<{}} {:>11} {:>7} {:>9} {:>12} {:>9} {:>9}  {}\n", "benchmark", width,
+                  "median_ms", "cv", "imbalance", "projector_ms", "error", "cpu_error", "kind");
   std::set<std::string> sources;
   for (const Series& s : run.series) {
     const std::string name = bench::registered_name(s.name);
@@ -55,20 +56,24 @@ std::string format_run_summary(const Run& run) {
       return value ? fmt::format(fmt::runtime(format), *value) : std::string("-");
     };
     const std::optional<double> projector = s.counter("projector_ms");
-    const std::optional<double> error = s.counter("projector_error");
+    const auto percent = [&](const char* counter) {
+      const std::optional<double> value = s.counter(counter);
+      return number(value ? std::optional<double>(100 * *value) : std::nullopt, "{:+.1f}%");
+    };
     if (s.projected()) sources.insert(projection_source(run, s));
-    text +=
-        fmt::format("{:<{}} {:>11.3f} {:>7} {:>9} {:>12} {:>9}  {}\n", name, width, s.median_ms(),
-                    s.projected() || s.repetitions() < 2 ? std::string("-")
-                                                         : fmt::format("{:.1f}%", 100 * s.cv()),
-                    number(s.counter("imbalance"), "{:.3f}"), number(projector, "{:.3f}"),
-                    number(error ? std::optional<double>(100 * *error) : std::nullopt, "{:+.1f}%"),
-                    s.projected() ? "projected †" : "measured");
+    text += fmt::format("{:<{}} {:>11.3f} {:>7} {:>9} {:>12} {:>9} {:>9}  {}\n", name, width,
+                        s.median_ms(),
+                        s.projected() || s.repetitions() < 2 ? std::string("-")
+                                                             : fmt::format("{:.1f}%", 100 * s.cv()),
+                        number(s.counter("imbalance"), "{:.3f}"), number(projector, "{:.3f}"),
+                        percent("projector_error"), percent("projector_cpu_error"),
+                        s.projected() ? "projected †" : "measured");
   }
   // One column for both suites: what a row times is in its name.
   text +=
       "median_ms: OptimizerStep rows time the optimizer step, E2EIteration rows the whole "
-      "iteration\n";
+      "iteration\nerror: projector_ms against the time; cpu_error: the projector's busiest rank "
+      "on the thread CPU clock against cpu_ms (cpu backend)\n";
   for (const std::string& source : sources) {
     text += fmt::format("† projected on {}: a model of that cluster, not a measurement\n", source);
   }

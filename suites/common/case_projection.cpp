@@ -11,14 +11,26 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
 
 namespace canzona::bench::step {
 
-std::optional<double> project_here(StepJob& job, const CasePlan& plan,
-                                   const std::string& topology) {
+namespace {
+
+// The busiest rank's AdamW and matrix-step time.
+double max_compute_busy(const sim::Projection& p) {
+  double busiest = 0;
+  for (const sim::RankTimeline& rank : p.ranks) busiest = std::max(busiest, rank.compute_busy);
+  return busiest;
+}
+
+}  // namespace
+
+std::optional<HereProjection> project_here(StepJob& job, const CasePlan& plan,
+                                           const std::string& topology) {
   StepJob::Impl& j = job.impl();
   if (j.projector_off) return std::nullopt;
   sim::ProjectionOptions options;
@@ -46,6 +58,12 @@ std::optional<double> project_here(StepJob& job, const CasePlan& plan,
     // Measured on the job's own backend (its ranks step the shapes together), not a new one.
     j.compute =
         std::make_unique<sim::MeasuredCompute>(*j.backend, sim::MeasureOptions{}, j.cache.get());
+    if (!j.device) {
+      // The same measurements on the thread CPU clock (one measurement fills both clocks).
+      sim::MeasureOptions cpu_clock;
+      cpu_clock.clock = sim::ComputeClock::kThreadCpu;
+      j.cpu_compute = std::make_unique<sim::MeasuredCompute>(*j.backend, cpu_clock, j.cache.get());
+    }
   }
   // MPI runs an uneven reduce-scatter / all-gather as one direct exchange, which the padded model
   // describes; NCCL as grouped rooted collectives (the projector's default).
@@ -53,7 +71,13 @@ std::optional<double> project_here(StepJob& job, const CasePlan& plan,
   const plan::StepPlan& p = step_plan(plan);
   sim::project(p, *j.local_topology, *j.compute, options);  // measures what is missing
   sim::agree_on_cache(*j.host, *j.cache);
-  return sim::project(p, *j.local_topology, *j.compute, options).step_seconds;
+  HereProjection here;
+  here.step_seconds = sim::project(p, *j.local_topology, *j.compute, options).step_seconds;
+  if (j.cpu_compute) {
+    here.busy_cpu_seconds =
+        max_compute_busy(sim::project(p, *j.local_topology, *j.cpu_compute, options));
+  }
+  return here;
 }
 
 namespace {

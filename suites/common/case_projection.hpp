@@ -15,13 +15,24 @@
 
 namespace canzona::bench::step {
 
-/// The projector's step, in seconds, for exactly this job: the job's own collectives (a "local"
-/// topology calibrated once per run over the MPI ranks; with NCCL or a single rank, `topology`)
-/// and compute measured per shape on the job's backend by every rank at once. Collective.
-/// Nullopt, with a warning from rank 0, when the calibration cannot fit this machine's timings
-/// (a heavily loaded machine can time a large message faster than a small one); then for the
-/// rest of the run.
-std::optional<double> project_here(StepJob& job, const CasePlan& plan, const std::string& topology);
+/// The projector's answer for exactly this job.
+struct HereProjection {
+  /// The step, compute measured on the wall clock: compared with the row's time.
+  double step_seconds = 0;
+  /// On a host backend: the busiest rank's own compute (AdamW slices and matrix steps) with
+  /// compute measured on the thread CPU clock, compared with the row's cpu_ms. Both sides count
+  /// only the rank's own work, so preemption by other processes moves neither; what neither
+  /// counts is the CPU MPI spends inside waits. Nullopt on a GPU backend.
+  std::optional<double> busy_cpu_seconds;
+};
+
+/// The projector for exactly this job: the job's own collectives (a "local" topology calibrated
+/// once per run over the MPI ranks; with NCCL or a single rank, `topology`) and compute measured
+/// per shape on the job's backend by every rank at once. Collective. Nullopt, with a warning
+/// from rank 0, when the calibration cannot fit this machine's timings (a heavily loaded machine
+/// can time a large message faster than a small one); then for the rest of the run.
+std::optional<HereProjection> project_here(StepJob& job, const CasePlan& plan,
+                                           const std::string& topology);
 
 /// A projected row.
 struct ProjectedStep {

@@ -29,7 +29,8 @@ struct StepJob::Impl {
   // The projector's view of this job (project_here), built on first use.
   std::optional<sim::Topology> local_topology;
   std::unique_ptr<sim::ComputeCache> cache;
-  std::unique_ptr<sim::MeasuredCompute> compute;
+  std::unique_ptr<sim::MeasuredCompute> compute;      ///< wall clock
+  std::unique_ptr<sim::MeasuredCompute> cpu_compute;  ///< thread CPU clock, host backends only
   bool projector_off = false;  ///< the calibration failed: no projector_ms in this run
 
   comm::Communicator& world() { return device ? *device : *host; }

@@ -134,8 +134,8 @@ struct CaseState {
   std::string name;
   std::unique_ptr<CasePlan> plan;
   std::unique_ptr<RankStepper> stepper;
-  bool projected = false;                   ///< project_here was asked
-  std::optional<double> projected_seconds;  ///< its answer
+  bool projected = false;                    ///< project_here was asked
+  std::optional<HereProjection> projection;  ///< its answer
 };
 
 std::unique_ptr<CaseState>& current_case() {
@@ -210,11 +210,16 @@ void measured_step(benchmark::State& state, const StepCase& c, const SuiteOption
     state.counters["estimated_bytes"] = estimated_rank_bytes(*cs.plan);
     state.counters["allocated_bytes"] = spread(RankRecords::gather(world, allocated).field(0)).max;
     if (options.projector) {
-      if (!cs.projected) cs.projected_seconds = project_here(job, *cs.plan, options.topology);
+      if (!cs.projected) cs.projection = project_here(job, *cs.plan, options.topology);
       cs.projected = true;
-      if (cs.projected_seconds) {
-        state.counters["projector_ms"] = ms(*cs.projected_seconds);
-        state.counters["projector_error"] = *cs.projected_seconds / (totals.max / totals.steps) - 1;
+      if (cs.projection) {
+        const double steps = static_cast<double>(totals.steps);
+        state.counters["projector_ms"] = ms(cs.projection->step_seconds);
+        state.counters["projector_error"] = cs.projection->step_seconds / (totals.max / steps) - 1;
+        if (const std::optional<double> cpu = cs.projection->busy_cpu_seconds) {
+          state.counters["projector_cpu_ms"] = ms(*cpu);
+          state.counters["projector_cpu_error"] = *cpu / (totals.cpu / steps) - 1;
+        }
       }
     }
     state.SetLabel(row_label(cs.plan->facts(), {fmt::format("seed={}", options.seed)}));

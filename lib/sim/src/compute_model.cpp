@@ -6,6 +6,7 @@
 
 #include <canzona/core/error.hpp>
 #include <canzona/core/synthetic_values.hpp>
+#include <canzona/core/thread_cpu_time.hpp>
 #include <canzona/io/atomic_file.hpp>
 #include <canzona/io/input_file.hpp>
 #include <canzona/io/json_text.hpp>
@@ -53,7 +54,11 @@ std::string host_name() {
 
 }  // namespace
 
-std::string compute_key(const optim::OptimizerSpec& spec, optim::Shape shape) {
+std::string_view to_string(ComputeClock clock) {
+  return clock == ComputeClock::kWall ? "wall" : "thread_cpu";
+}
+
+std::string compute_key(const optim::OptimizerSpec& spec, optim::Shape shape, ComputeClock clock) {
   std::string settings;
   switch (spec.kind) {
     case optim::OptimizerKind::kMuon:
@@ -71,8 +76,9 @@ std::string compute_key(const optim::OptimizerSpec& spec, optim::Shape shape) {
       break;
   }
   const std::string dtype = dtype_of(spec);
-  return fmt::format("{}[{}{}{}]/{}x{}", optim::to_string(spec.kind), settings,
-                     settings.empty() ? "" : ",", dtype, shape.rows, shape.cols);
+  return fmt::format("{}[{}{}{}]/{}x{}{}", optim::to_string(spec.kind), settings,
+                     settings.empty() ? "" : ",", dtype, shape.rows, shape.cols,
+                     clock == ComputeClock::kWall ? "" : "@thread_cpu");
 }
 
 // ---- cost model ------------------------------------------------------------------------------
@@ -178,19 +184,40 @@ MeasuredCompute::MeasuredCompute(backend::Backend& backend, MeasureOptions optio
     throw ConfigError(fmt::format("compute cache is for the '{}' backend, not '{}'",
                                   cache_->backend(), backend.name()));
   }
+  if (options_.clock == ComputeClock::kThreadCpu && !host_backend()) {
+    throw ConfigError(fmt::format(
+        "compute measurement: the thread CPU clock counts host work only; the '{}' backend runs "
+        "its steps on a GPU (measure on the wall clock there)",
+        backend.name()));
+  }
 }
 
 double MeasuredCompute::step_seconds(const optim::OptimizerSpec& spec, optim::Shape shape) {
-  const std::string key = compute_key(spec, shape);
+  const std::string key = compute_key(spec, shape, options_.clock);
   if (const double* hit = cache_->find(key)) return *hit;
-  const double seconds = measure(spec, shape);
-  cache_->insert(key, seconds);
+  const Seconds seconds = measure(spec, shape);
+  cache_->insert(compute_key(spec, shape, ComputeClock::kWall), seconds.wall);
+  if (host_backend()) {
+    cache_->insert(compute_key(spec, shape, ComputeClock::kThreadCpu), seconds.thread_cpu);
+  }
   ++measurements_;
-  if (options_.on_measured) options_.on_measured(key, seconds, measurements_);
-  return seconds;
+  const double answer = options_.clock == ComputeClock::kWall ? seconds.wall : seconds.thread_cpu;
+  if (options_.on_measured) options_.on_measured(key, answer, measurements_);
+  return answer;
 }
 
-double MeasuredCompute::measure(const optim::OptimizerSpec& spec, optim::Shape shape) {
+namespace {
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+}  // namespace
+
+MeasuredCompute::Seconds MeasuredCompute::measure(const optim::OptimizerSpec& spec,
+                                                  optim::Shape shape) {
   const auto optimizer = optim::make_matrix_optimizer(spec, backend_);
   const auto state = optimizer->make_state(shape.rows, shape.cols);
   const auto n = static_cast<std::size_t>(shape.rows * shape.cols);
@@ -211,26 +238,27 @@ double MeasuredCompute::measure(const optim::OptimizerSpec& spec, optim::Shape s
   // amortised step; the median over windows shrugs off a window disturbed by other processes.
   const int interval = optim::step_cost(spec, shape.rows, shape.cols).refresh_interval;
   const int windows = (options_.steps + interval - 1) / interval;
-  std::vector<double> means;
+  std::vector<double> wall;
+  std::vector<double> thread_cpu;
   for (int w = 0; w < windows; ++w) {
+    const double cpu_start = thread_cpu_seconds();
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < interval; ++i) {
       optimizer->step(*state, param.as<float>(), grad.as<const float>());
     }
     backend_.synchronize();
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    means.push_back(elapsed.count() / interval);
+    wall.push_back(elapsed.count() / interval);
+    thread_cpu.push_back((thread_cpu_seconds() - cpu_start) / interval);
   }
-  std::sort(means.begin(), means.end());
-  const std::size_t mid = means.size() / 2;
-  return means.size() % 2 == 1 ? means[mid] : 0.5 * (means[mid - 1] + means[mid]);
+  return {median(std::move(wall)), host_backend() ? median(std::move(thread_cpu)) : 0.0};
 }
 
 std::string MeasuredCompute::description() const {
   return fmt::format(
-      "measured on the {} backend (median over {} timed steps per shape, refreshes amortised "
-      "per interval, after {} warm-up)",
-      backend_.name(), options_.steps, options_.warmup_steps);
+      "measured on the {} backend ({} clock; median over {} timed steps per shape, refreshes "
+      "amortised per interval, after {} warm-up)",
+      backend_.name(), to_string(options_.clock), options_.steps, options_.warmup_steps);
 }
 
 ComputeSource cost_model_source(const Topology& topology, double gemm_efficiency,

@@ -102,8 +102,36 @@ TEST_F(ComputeModelTest, MeasuresOnTheCpuBackendOncePerKey) {
   EXPECT_GT(measured.step_seconds(soap, {8, 12}), 0.0);
   EXPECT_EQ(measured.measurements(), 2);
   EXPECT_EQ(progress.size(), 2u);  // one report per measurement, none for the cache hit
-  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_EQ(cache.size(), 4u);     // each on the wall and the thread CPU clock
   EXPECT_EQ(measured.kind(), "measured");
+}
+
+TEST_F(ComputeModelTest, OneMeasurementFillsBothClocks) {
+  const auto backend = backend::make_backend("cpu");
+  ComputeCache cache("cpu");
+  MeasureOptions cpu_clock;
+  cpu_clock.steps = 3;
+  cpu_clock.seed = canzona::testing::test_seed();
+  cpu_clock.clock = ComputeClock::kThreadCpu;
+  MeasuredCompute on_cpu(*backend, cpu_clock, &cache);
+  MeasureOptions wall_clock = cpu_clock;
+  wall_clock.clock = ComputeClock::kWall;
+  MeasuredCompute on_wall(*backend, wall_clock, &cache);
+  const optim::OptimizerSpec muon = spec_of(optim::OptimizerKind::kMuon);
+  const optim::Shape s{dim(16, 64), dim(16, 64)};
+  const double cpu = on_cpu.step_seconds(muon, s);
+  const double wall = on_wall.step_seconds(muon, s);
+  EXPECT_EQ(on_cpu.measurements(), 1);
+  EXPECT_EQ(on_wall.measurements(), 0);  // the wall clock's entry came with the measurement
+  EXPECT_EQ(cache.size(), 2u);
+  ASSERT_NE(cache.find(compute_key(muon, s, ComputeClock::kThreadCpu)), nullptr);
+  EXPECT_EQ(*cache.find(compute_key(muon, s)), wall);
+  EXPECT_EQ(compute_key(muon, s, ComputeClock::kThreadCpu), compute_key(muon, s) + "@thread_cpu");
+  EXPECT_GT(cpu, 0.0);
+  // One thread cannot use more CPU time than the wall time of each window (the two clocks have
+  // different sources: allow their granularity).
+  EXPECT_LE(cpu, wall * 1.01 + 1e-4);
+  EXPECT_NE(on_cpu.description().find("thread_cpu clock"), std::string::npos);
 }
 
 TEST_F(ComputeModelTest, CacheRoundTripsAndRefusesAnotherBackend) {

@@ -41,9 +41,23 @@ class ComputeModel {
   virtual std::string description() const = 0;
 };
 
+/// What the seconds of a measured step count.
+enum class ComputeClock {
+  /// The host clock around the synchronised steps: what a step takes here, including the time
+  /// other processes hold the core (the median over windows leaves most of that out).
+  kWall,
+  /// CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID): what the step's own work costs,
+  /// whatever else runs. Host backends only (a GPU's work is not on the host thread), and only
+  /// with one BLAS thread (other threads' work is not on the calling thread's clock).
+  kThreadCpu,
+};
+std::string_view to_string(ComputeClock clock);  ///< "wall", "thread_cpu"
+
 /// The cache key: optimizer, the settings its cost depends on, shape and NS/storage dtype, e.g.
-/// "muon[ns=5,bf16]/1280x5120" or "shampoo[f=10,d=8192,fp32]/5120x5120".
-std::string compute_key(const optim::OptimizerSpec& spec, optim::Shape shape);
+/// "muon[ns=5,bf16]/1280x5120" or "shampoo[f=10,d=8192,fp32]/5120x5120"; on the thread CPU
+/// clock the same with "@thread_cpu" appended (one cache holds both clocks of a measurement).
+std::string compute_key(const optim::OptimizerSpec& spec, optim::Shape shape,
+                        ComputeClock clock = ComputeClock::kWall);
 
 /// Time from optim::step_cost and a DeviceProfile (a roofline per step):
 ///   hot GEMM FLOPs / (peak × gemm_efficiency)   (bf16 peak for Muon with bf16 Newton–Schulz,
@@ -104,13 +118,18 @@ struct MeasureOptions {
   /// seconds per step and the number of shapes measured so far: progress for runs that measure
   /// for minutes.
   std::function<void(const std::string& key, double seconds, int measured)> on_measured;
+  /// The clock step_seconds answers on. A measurement on a host backend records both clocks in
+  /// the cache, so a second MeasuredCompute on the other clock over the same cache measures
+  /// nothing again.
+  ComputeClock clock = ComputeClock::kWall;
 };
 
 /// Times MatrixOptimizer::step on the backend: one state per shape, random parameter and
 /// gradient, warm-up, then `steps` steps in windows of one refresh interval, each window between
 /// two backend synchronisations (host clock around the synchronised region: for cuda this
-/// includes launch gaps, as a real step does); the result is the median window mean.
-/// Results go to the cache; a key already in the cache is never re-measured.
+/// includes launch gaps, as a real step does; on a host backend the thread's CPU time too); the
+/// result is the median window mean on each clock. Results go to the cache; a key already in the
+/// cache is never re-measured. ConfigError for the thread CPU clock on a GPU backend.
 class MeasuredCompute final : public ComputeModel {
  public:
   /// `backend` and `cache` (may be null: a private in-memory cache) must outlive this object.
@@ -122,7 +141,12 @@ class MeasuredCompute final : public ComputeModel {
   int measurements() const { return measurements_; }
 
  private:
-  double measure(const optim::OptimizerSpec& spec, optim::Shape shape);
+  struct Seconds {
+    double wall = 0;
+    double thread_cpu = 0;  ///< 0 on a GPU backend (not measured)
+  };
+  Seconds measure(const optim::OptimizerSpec& spec, optim::Shape shape);
+  bool host_backend() const { return backend_.device() < 0; }
 
   backend::Backend& backend_;
   MeasureOptions options_;
