@@ -98,6 +98,7 @@ class ComputeCache {
   void save(const std::filesystem::path& path) const;
   const double* find(const std::string& key) const;
   void insert(const std::string& key, double seconds) { entries_[key] = seconds; }
+  void clear() { entries_.clear(); }
   std::size_t size() const { return entries_.size(); }
   const std::string& backend() const { return backend_; }
   const std::map<std::string, double>& entries() const { return entries_; }
