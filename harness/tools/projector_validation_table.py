@@ -8,7 +8,7 @@ that job: `projector_ms` (compute measured per shape on the wall clock, against 
 and `projector_cpu_ms` (the busiest rank's compute on the thread CPU clock, against `cpu_ms`).
 Given one run per machine condition, prints Markdown: per row and condition the median of each
 side over the repetitions and the error, then the worst absolute error per condition and
-clock, with the load average each run recorded.
+clock, with the load average each run recorded as it started.
 
     harness/tools/projector_validation_table.py quiet=RUN.json loaded=RUN.json
 """
@@ -61,7 +61,7 @@ def main(args):
     for label, path, context, _ in runs:
         print(f"- **{label}**: `{path}`, git `{context.get('canzona_git_sha', '?')}`, "
               f"{context.get('num_cpus', '?')} CPUs, {context.get('ranks', '?')} ranks, load "
-              f"average (1/5/15 min) {load_text(context)} when the run ended, "
+              f"average (1/5/15 min) {load_text(context)} as the suite started, "
               f"{context.get('date', '')}")
     print()
     names = sorted({n for *_, rows in runs for n in rows})
