@@ -7,6 +7,7 @@
 
 #include "canzona/plan/cost.hpp"
 #include "canzona/plan/metrics.hpp"
+#include "partition_memo.hpp"
 
 #include <canzona/core/error.hpp>
 
@@ -271,13 +272,10 @@ DpPartition alpha_greedy_partition(const layout::Buffer& buffer, double alpha,
   return greedy_partition(buffer, alpha, weights);
 }
 
-DpPartition alpha_balanced_partition(const layout::Buffer& buffer, double alpha,
-                                     std::span<const double> costs, BalanceUnit balance) {
-  if (costs.size() != buffer.entries.size()) {
-    throw ConfigError(
-        fmt::format("alpha-balanced partition of buffer '{}': {} costs for {} entries", buffer.name,
-                    costs.size(), buffer.entries.size()));
-  }
+namespace {
+
+DpPartition plan_alpha_balanced(const layout::Buffer& buffer, double alpha,
+                                std::span<const double> costs, BalanceUnit balance) {
   DpPartition plan = alpha_greedy_partition(buffer, alpha);
   double imbalance = owner_imbalance(plan, costs, buffer.dp);
   if (balance == BalanceUnit::kCost) {
@@ -318,6 +316,21 @@ DpPartition alpha_balanced_partition(const layout::Buffer& buffer, double alpha,
     return plan;
   }
   return fallback;
+}
+
+}  // namespace
+
+DpPartition alpha_balanced_partition(const layout::Buffer& buffer, double alpha,
+                                     std::span<const double> costs, BalanceUnit balance) {
+  if (costs.size() != buffer.entries.size()) {
+    throw ConfigError(
+        fmt::format("alpha-balanced partition of buffer '{}': {} costs for {} entries", buffer.name,
+                    costs.size(), buffer.entries.size()));
+  }
+  // A plan that throws (alpha outside [0, 1]) is not remembered.
+  return detail::remembered_partition(buffer, alpha, costs, balance, [&] {
+    return plan_alpha_balanced(buffer, alpha, costs, balance);
+  });
 }
 
 void check_partition(const layout::Buffer& buffer, const DpPartition& partition) {
