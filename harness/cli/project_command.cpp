@@ -235,7 +235,7 @@ int project(const ProjectOptions& o, std::ostream& out) {
   // Large jobs (MoE models on 1024 GPUs, measured compute) take seconds: past one second each
   // step says what it does, on stderr; quick projections print nothing extra.
   const auto started = std::chrono::steady_clock::now();
-  const std::size_t steps = strategies.size() * (1 + efficiencies.size());
+  const std::size_t steps = strategies.size() * (2 + efficiencies.size());
   std::size_t step = 0;
   const auto progress = [&](const std::string& what) {
     ++step;
@@ -252,6 +252,12 @@ int project(const ProjectOptions& o, std::ostream& out) {
 
   sim::ProjectionOptions projection;
   projection.uneven = sim::parse_uneven_collectives(o.uneven);
+  // What does not depend on compute is built once per plan and serves every efficiency.
+  std::vector<std::unique_ptr<sim::PreparedProjection>> prepared;
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    progress("preparing the timeline of " + strategies[i]);
+    prepared.push_back(std::make_unique<sim::PreparedProjection>(plans[i], topology, projection));
+  }
   std::vector<ProjectionBand> bands;
   ProjectionContext context;
   for (const double efficiency : efficiencies) {
@@ -262,7 +268,7 @@ int project(const ProjectOptions& o, std::ostream& out) {
       progress(efficiency > 0 ? fmt::format("projecting {} at {:g} % GEMM efficiency",
                                             strategies[i], efficiency * 100)
                               : "projecting " + strategies[i]);
-      band.projections.push_back(sim::project(plans[i], topology, *compute.model, projection));
+      band.projections.push_back(prepared[i]->project(*compute.model));
     }
     check_finite(band.projections, topology);
     if (compute.cache && !o.compute_cache.empty()) compute.cache->save(o.compute_cache);

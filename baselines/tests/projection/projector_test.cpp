@@ -338,6 +338,25 @@ TEST_P(GroupingTest, GroupedProjectionEqualsEveryRankSimulated) {
   }
 }
 
+// One prepared timeline projected with compute models in any order (the GEMM-efficiency band of
+// `project`) gives what a projection from scratch gives with each.
+TEST_P(GroupingTest, PreparedProjectionEqualsProjectionWithEveryComputeModel) {
+  const auto& [strategy, shape] = GetParam();
+  const auto [dp, tp] = shape;
+  for (const bool moe : {false, true}) {
+    const plan::StepPlan plan = build_with(moe ? tiny_moe_model() : tiny_model(), strategy, dp, tp,
+                                           plan::TpExecution::kPipelined);
+    const Topology topology = small_nodes();
+    PreparedProjection prepared(plan, topology);
+    for (const double scale : {3.0, 0.25, 3.0}) {
+      SCOPED_TRACE(fmt::format("{} scale {}", moe ? "moe" : "dense", scale));
+      SyntheticCompute once(offset_ * scale), fresh(offset_ * scale);
+      EXPECT_EQ(projection_json(prepared.project(once), true),
+                projection_json(project(plan, topology, fresh), true));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Plans, GroupingTest,
     ::testing::Combine(::testing::Values("canzona", "sc", "layerwise", "zero1", "asc", "canzona+sc",

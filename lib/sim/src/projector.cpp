@@ -44,11 +44,28 @@ struct CommOp {
 
 struct Task {
   bool adamw = false;
-  double seconds = 0;
-  int dep = kNone;  // last collective of the same rank it waits for
+  double seconds = 0;  // set per compute model (cost_tasks)
+  int dep = kNone;     // last collective of the same rank it waits for
   double start = kUnset;
   double end = kUnset;
+  std::size_t matrix = 0;           // StepPlan::matrices index, when not AdamW
+  std::int64_t adamw_elements = 0;  // the AdamW slice, when AdamW
 };
+
+Task matrix_task(std::size_t m, int dep) {
+  Task t;
+  t.matrix = m;
+  t.dep = dep;
+  return t;
+}
+
+Task adamw_task(std::int64_t elements, int dep) {
+  Task t;
+  t.adamw = true;
+  t.adamw_elements = elements;
+  t.dep = dep;
+  return t;
+}
 
 struct Instance {
   std::vector<std::pair<int, int>> members;  // (simulated rank, op index on that rank)
@@ -183,9 +200,9 @@ struct TaskIndex {
 };
 
 void add_matrix_task(const plan::StepPlan& plan, RankWork& w, TaskIndex& index, std::size_t m,
-                     double seconds, int dep) {
+                     int dep) {
   const int id = static_cast<int>(w.tasks.size());
-  w.tasks.push_back(Task{false, seconds, dep, kUnset, kUnset});
+  w.tasks.push_back(matrix_task(m, dep));
   index.matrix[m] = id;
   index.buffer[plan.matrices[m].buffer] = id;
 }
@@ -207,12 +224,12 @@ void add_ops(const StepModel& model, RankWork& w) {
 }
 
 // Compute tasks in stream order: AdamW, micro-group steps (slot order), replicated steps.
-TaskIndex add_tasks(const plan::StepPlan& plan, RankWork& w, double adamw, MatrixSeconds& seconds) {
+TaskIndex add_tasks(const plan::StepPlan& plan, RankWork& w, std::int64_t adamw_elements) {
   const GradientSources sources(plan, w.ops);
   TaskIndex index;
-  if (adamw >= 0) {
+  if (adamw_elements > 0) {
     index.adamw = static_cast<int>(w.tasks.size());
-    w.tasks.push_back(Task{true, adamw, sources.of_adamw(), kUnset, kUnset});
+    w.tasks.push_back(adamw_task(adamw_elements, sources.of_adamw()));
   }
   const auto d = static_cast<std::size_t>(w.dp_rank);
   const auto t = static_cast<std::size_t>(w.tp_rank);
@@ -222,14 +239,14 @@ TaskIndex add_tasks(const plan::StepPlan& plan, RankWork& w, double adamw, Matri
     for (std::size_t g = 0; g < groups.size(); ++g) {
       if (t >= groups[g].slots.size()) continue;
       for (const std::size_t m : groups[g].slots[t]) {
-        add_matrix_task(plan, w, index, m, seconds(m), sources.of_matrix(m, static_cast<int>(g)));
+        add_matrix_task(plan, w, index, m, sources.of_matrix(m, static_cast<int>(g)));
         index.group[g] = static_cast<int>(w.tasks.size()) - 1;
       }
     }
   }
   if (d < plan.replicated_matrices.size()) {
     for (const std::size_t m : plan.replicated_matrices[d]) {
-      add_matrix_task(plan, w, index, m, seconds(m), sources.of_matrix(m, -1));
+      add_matrix_task(plan, w, index, m, sources.of_matrix(m, -1));
     }
   }
   return index;
@@ -273,15 +290,15 @@ void add_op_deps(const plan::StepPlan& plan, RankWork& w, const TaskIndex& index
   }
 }
 
-// One rank's streams; `adamw` is its AdamW slice's seconds, negative when it has none.
+// One rank's streams; `adamw_elements` is its AdamW slice (0: none).
 RankWork build_rank(const plan::StepPlan& plan, const StepModel& model, int dp_rank, int tp_rank,
-                    double adamw, MatrixSeconds& seconds) {
+                    std::int64_t adamw_elements) {
   RankWork w;
   w.dp_rank = dp_rank;
   w.tp_rank = tp_rank;
   w.tp_ops = plan::tp_collectives(plan, dp_rank, tp_rank);
   add_ops(model, w);
-  const TaskIndex index = add_tasks(plan, w, adamw, seconds);
+  const TaskIndex index = add_tasks(plan, w, adamw_elements);
   add_op_deps(plan, w, index);
   return w;
 }
@@ -523,7 +540,7 @@ int add_tp_instances(const Topology& topology, const ProjectionOptions& options,
   return static_cast<int>(model.instances.size() - first_instance);
 }
 
-StepModel build_model(const plan::StepPlan& plan, const Topology& topology, ComputeModel& compute,
+StepModel build_model(const plan::StepPlan& plan, const Topology& topology,
                       const ProjectionOptions& options) {
   const int tp = plan.tp();
   StepModel model;
@@ -534,17 +551,13 @@ StepModel build_model(const plan::StepPlan& plan, const Topology& topology, Comp
   std::vector<int> class_size(classes.size(), 0);
   for (const int c : model.dp_class) ++class_size[static_cast<std::size_t>(c)];
 
-  ShapeSeconds shapes(compute);
-  MatrixSeconds seconds(plan, shapes);
   model.ranks.reserve(classes.size() * static_cast<std::size_t>(tp));
   for (std::size_t c = 0; c < classes.size(); ++c) {
     const int d = static_cast<int>(
         std::find(model.dp_class.begin(), model.dp_class.end(), static_cast<int>(c)) -
         model.dp_class.begin());
-    const std::int64_t elements = classes[c].adamw_elements;
-    const double adamw = elements > 0 ? adamw_seconds(plan, shapes, elements) : -1.0;
     for (int t = 0; t < tp; ++t) {
-      model.ranks.push_back(build_rank(plan, model, d, t, adamw, seconds));
+      model.ranks.push_back(build_rank(plan, model, d, t, classes[c].adamw_elements));
       model.compute_tasks += class_size[c] * static_cast<int>(model.ranks.back().tasks.size());
     }
   }
@@ -555,6 +568,17 @@ StepModel build_model(const plan::StepPlan& plan, const Topology& topology, Comp
         class_size[c] * add_tp_instances(topology, options, model, static_cast<int>(c), tp);
   }
   return model;
+}
+
+// Every kernel's seconds from `compute`: all a compute model changes in a projection.
+void cost_tasks(StepModel& model, const plan::StepPlan& plan, ComputeModel& compute) {
+  ShapeSeconds shapes(compute);
+  MatrixSeconds seconds(plan, shapes);
+  for (RankWork& w : model.ranks) {
+    for (Task& t : w.tasks) {
+      t.seconds = t.adamw ? adamw_seconds(plan, shapes, t.adamw_elements) : seconds(t.matrix);
+    }
+  }
 }
 
 // Where one simulated rank's streams are.
@@ -820,14 +844,36 @@ const std::array<std::string_view, plan::kReportedPhaseCount>& phase_names() {
 
 double phase_value(const PhaseTimes& p, std::size_t i) { return phase_at(p, i); }
 
+struct PreparedProjection::Impl {
+  const plan::StepPlan& plan;
+  std::string topology;
+  ProjectionOptions options;
+  StepModel model;
+};
+
+PreparedProjection::PreparedProjection(const plan::StepPlan& plan, const Topology& topology,
+                                       const ProjectionOptions& options) {
+  validate(topology);
+  impl_ = std::make_unique<Impl>(
+      Impl{plan, topology.name, options, build_model(plan, topology, options)});
+}
+
+PreparedProjection::~PreparedProjection() = default;
+
 Projection project(const plan::StepPlan& plan, const Topology& topology, ComputeModel& compute,
                    const ProjectionOptions& options) {
-  validate(topology);
-  StepModel model = build_model(plan, topology, compute, options);
+  return PreparedProjection(plan, topology, options).project(compute);
+}
+
+Projection PreparedProjection::project(ComputeModel& compute) {
+  const plan::StepPlan& plan = impl_->plan;
+  const ProjectionOptions& options = impl_->options;
+  StepModel& model = impl_->model;
+  cost_tasks(model, plan, compute);
 
   Projection p;
   p.strategy = plan.strategy;
-  p.topology = topology.name;
+  p.topology = impl_->topology;
   p.compute_kind = compute.kind();
   p.compute_source = compute.description();
   p.uneven = options.uneven;

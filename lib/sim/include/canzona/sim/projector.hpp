@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -138,6 +139,27 @@ struct Projection {
 /// bug) and ConfigError when the topology is invalid.
 Projection project(const plan::StepPlan& plan, const Topology& topology, ComputeModel& compute,
                    const ProjectionOptions& options = {});
+
+/// What a projection of `plan` on `topology` does not owe to compute (every rank's streams, the
+/// collectives matched across groups and costed, the dependencies, the classes of identical
+/// ranks), built once and projected with any number of compute models at the cost of the
+/// timeline alone: the GEMM-efficiency band of `project` is three compute models over one plan.
+/// `plan` must outlive it; project() is not for concurrent use.
+class PreparedProjection {
+ public:
+  /// The same errors as project() (a topology that is invalid, collectives that do not match).
+  PreparedProjection(const plan::StepPlan& plan, const Topology& topology,
+                     const ProjectionOptions& options = {});
+  ~PreparedProjection();
+  PreparedProjection(const PreparedProjection&) = delete;
+  PreparedProjection& operator=(const PreparedProjection&) = delete;
+  /// Equal to project(plan, topology, compute, options).
+  Projection project(ComputeModel& compute);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 /// {"strategy", "projection": true, "topology", "compute_source", "step_ms", "optimizer_ms",
 ///  "phases": {grad_sync, update, tp_gather, compute, tp_scatter, param_sync, exposed_comm, idle}
