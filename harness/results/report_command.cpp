@@ -144,7 +144,15 @@ int report(const ReportOptions& o, std::ostream& out) {
     std::vector<fs::path> figures;
     std::string no_figures;
     try {
-      figures = draw_run_figures(o.run, staging / "figures", o.filter, o.allow_debug, std::cerr);
+      // The plot's progress names the folder it draws into, the staging one: say DIR instead.
+      std::ostringstream progress;
+      figures = draw_run_figures(o.run, staging / "figures", o.filter, o.allow_debug, progress);
+      std::string text = progress.str();
+      for (std::size_t at = 0; (at = text.find(staging.string(), at)) != std::string::npos;
+           at += o.out.size()) {
+        text.replace(at, staging.string().size(), o.out);
+      }
+      std::cerr << text;
     } catch (const ConfigError& e) {
       no_figures = e.what();
     }

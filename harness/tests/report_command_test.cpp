@@ -61,6 +61,9 @@ TEST(ReportCommandTest, OnePageWithEveryTableAndFigureInBothFormats) {
   const ProcessResult r = bench({"report", run, "--out", out.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("report written to"), std::string::npos) << r.out;
+  // The progress names the folder asked for, never the staging folder it was built in.
+  EXPECT_EQ(r.err.find(".partial"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find((out / "figures").string()), std::string::npos) << r.err;
 
   std::vector<fs::path> figures;
   for (const auto& entry : fs::directory_iterator(out / "figures")) figures.push_back(entry.path());
