@@ -19,6 +19,7 @@
 #include <canzona/io/atomic_file.hpp>
 #include <canzona/layout/parallel_config.hpp>
 #include <canzona/plan/cost.hpp>
+#include <canzona/plan/partition_memo.hpp>
 #include <canzona/plan/step_plan.hpp>
 #include <canzona/sim/compute_model.hpp>
 #include <canzona/sim/projector.hpp>
@@ -243,7 +244,9 @@ int project(const ProjectOptions& o, std::ostream& out) {
       std::cerr << fmt::format("project: {} ({}/{})\n", what, step, steps) << std::flush;
     }
   };
-  // Plans first: every flag error surfaces before any (possibly slow) measurement.
+  // Plans first: every flag error surfaces before any (possibly slow) measurement. Strategies
+  // that cut their buffers alike share the partitions.
+  const plan::RememberedPartitions remembered;
   std::vector<plan::StepPlan> plans;
   for (const std::string& strategy : strategies) {
     progress("planning " + strategy);

@@ -7,6 +7,7 @@
 #include "step_counters.hpp"
 
 #include <canzona/core/error.hpp>
+#include <canzona/plan/partition_memo.hpp>
 
 #include <fmt/format.h>
 
@@ -24,6 +25,8 @@ void projected_step(benchmark::State& state, const StepCase& c, const SuiteOptio
     const std::string name = benchmark_name(c);
     auto it = done.find(name);
     if (it == done.end()) {
+      // The strategies of one model and GPU count share DP partitions: plan each once.
+      static plan::RememberedPartitions remembered;
       const CasePlan plan(c, options.grid.gpus_per_node, *options.plan);
       it = done.emplace(name, std::pair(plan.facts(),
                                         project_at_scale(plan, options.topology, options.backend)))

@@ -4,8 +4,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <deque>
-#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -52,34 +50,49 @@ std::vector<std::uint64_t> key_of(const layout::Buffer& buffer, double alpha,
 
 constexpr std::size_t kRemembered = 16;
 
-struct Memo {
-  std::mutex mutex;
-  std::deque<std::pair<std::vector<std::uint64_t>, DpPartition>> answers;  // newest first
-};
-
-Memo& memo() {
-  static Memo instance;
-  return instance;
-}
+thread_local RememberedPartitions* innermost = nullptr;
 
 }  // namespace
 
 DpPartition remembered_partition(const layout::Buffer& buffer, double alpha,
                                  std::span<const double> costs, BalanceUnit balance,
                                  const std::function<DpPartition()>& plan) {
+  RememberedPartitions* scope = RememberedPartitions::active();
+  if (scope == nullptr) return plan();
   std::vector<std::uint64_t> key = key_of(buffer, alpha, costs, balance);
-  Memo& m = memo();
-  {
-    const std::lock_guard lock(m.mutex);
-    for (const auto& [known, answer] : m.answers) {
-      if (known == key) return answer;
-    }
-  }
-  DpPartition answer = plan();  // outside the lock: other threads may plan other buffers
-  const std::lock_guard lock(m.mutex);
-  m.answers.emplace_front(std::move(key), answer);
-  if (m.answers.size() > kRemembered) m.answers.pop_back();
+  if (const DpPartition* known = scope->find(key)) return *known;
+  DpPartition answer = plan();
+  scope->remember(std::move(key), answer);
   return answer;
 }
 
 }  // namespace canzona::plan::detail
+
+namespace canzona::plan {
+
+struct RememberedPartitions::Entry {
+  std::vector<std::uint64_t> key;
+  DpPartition answer;
+};
+
+RememberedPartitions::RememberedPartitions() : outer_(detail::innermost) {
+  detail::innermost = this;
+}
+
+RememberedPartitions::~RememberedPartitions() { detail::innermost = outer_; }
+
+RememberedPartitions* RememberedPartitions::active() { return detail::innermost; }
+
+const DpPartition* RememberedPartitions::find(const std::vector<std::uint64_t>& key) const {
+  for (const Entry& e : answers_) {
+    if (e.key == key) return &e.answer;
+  }
+  return nullptr;
+}
+
+void RememberedPartitions::remember(std::vector<std::uint64_t> key, const DpPartition& answer) {
+  answers_.push_front(Entry{std::move(key), answer});
+  if (answers_.size() > detail::kRemembered) answers_.pop_back();
+}
+
+}  // namespace canzona::plan

@@ -1,11 +1,13 @@
 // SPDX-FileCopyrightText: Canzona Bench contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The remembered DP partitions: an answer comes back only for inputs equal in every field the
-// planner reads, and what alpha_balanced_partition returns from memory equals what it planned.
+// The remembered DP partitions: only inside a scope, an answer comes back only for inputs equal
+// in every field the planner reads, and what alpha_balanced_partition returns from memory equals
+// what it planned.
 #include "../src/partition_memo.hpp"
 
 #include <canzona/plan/dp_partition.hpp>
+#include <canzona/plan/partition_memo.hpp>
 
 #include "plan_test_support.hpp"
 
@@ -33,7 +35,30 @@ std::function<DpPartition()> planner_named(const std::string& name, int& calls) 
   };
 }
 
+TEST(PartitionMemoTest, NothingIsRememberedOutsideAScope) {
+  const layout::Buffer buffer = case_a();
+  const std::vector<double> costs = numel_costs(buffer);
+  int calls = 0;
+  {
+    const RememberedPartitions scope;
+    EXPECT_EQ(RememberedPartitions::active(), &scope);
+    EXPECT_EQ(detail::remembered_partition(buffer, 1.0, costs, BalanceUnit::kCost,
+                                           planner_named("inside", calls))
+                  .method,
+              "inside");
+  }
+  EXPECT_EQ(RememberedPartitions::active(), nullptr);
+  for (const char* name : {"first", "second"}) {
+    EXPECT_EQ(detail::remembered_partition(buffer, 1.0, costs, BalanceUnit::kCost,
+                                           planner_named(name, calls))
+                  .method,
+              name);
+  }
+  EXPECT_EQ(calls, 3);
+}
+
 TEST(PartitionMemoTest, RemembersOnlyEqualInputs) {
+  const RememberedPartitions scope;
   const layout::Buffer buffer = case_a();
   const std::vector<double> costs = numel_costs(buffer);
   int calls = 0;
@@ -41,7 +66,6 @@ TEST(PartitionMemoTest, RemembersOnlyEqualInputs) {
                             BalanceUnit unit, const std::string& name) {
     return detail::remembered_partition(b, alpha, c, unit, planner_named(name, calls)).method;
   };
-  // A cost no other test uses, so answers remembered by other tests cannot match.
   std::vector<double> mine = costs;
   mine[0] = 0.123456789;
   EXPECT_EQ(remember(buffer, 0.75, mine, BalanceUnit::kCost, "first"), "first");
@@ -65,9 +89,9 @@ TEST(PartitionMemoTest, RemembersOnlyEqualInputs) {
 }
 
 TEST(PartitionMemoTest, AThrowingPlanIsNotRemembered) {
+  const RememberedPartitions scope;
   const layout::Buffer buffer = case_a();
-  std::vector<double> costs = numel_costs(buffer);
-  costs[0] = 0.987654321;
+  const std::vector<double> costs = numel_costs(buffer);
   int calls = 0;
   EXPECT_THROW(detail::remembered_partition(buffer, 1.0, costs, BalanceUnit::kCost,
                                             [&]() -> DpPartition {
@@ -83,6 +107,7 @@ TEST(PartitionMemoTest, AThrowingPlanIsNotRemembered) {
 }
 
 TEST(PartitionMemoTest, TheRememberedPartitionIsThePlannedOne) {
+  const RememberedPartitions scope;
   const layout::Buffer buffer = case_a();
   const std::vector<double> costs = numel_costs(buffer);
   const DpPartition first = alpha_balanced_partition(buffer, 1.0, costs, BalanceUnit::kCost);
