@@ -68,7 +68,8 @@ class CpuBackend : public Backend {
   void do_sum_squares(const void* x, ElementType type, std::int64_t n, std::int64_t count,
                       float* out) override;
   void do_count_nonfinite(Items<const float> x, std::int64_t n, int* counter) override;
-  void do_column_dots(const float* a, const float* b, std::int64_t n, float* out) override;
+  void do_column_dots(const float* a, const float* b, std::int64_t n, std::int64_t count,
+                      float* out) override;
 
   void do_muon_momentum(Items<float> buf, Items<const float> g, Items<void> out,
                         ElementType out_type, std::int64_t n, float mu, bool nesterov) override;
@@ -94,13 +95,13 @@ class CpuBackend : public Backend {
   void do_scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
                             std::int64_t count, float eps, float exponent) override;
   void do_reverse_columns(float* a, std::int64_t n, std::int64_t count) override;
-  void do_argsort_descending(const float* values, std::int64_t n, int* perm,
+  void do_argsort_descending(const float* values, std::int64_t n, std::int64_t count, int* perm,
                              void* workspace) override;
-  std::size_t do_argsort_workspace_bytes(std::int64_t n) override;
-  void do_permute_columns(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                          float* out) override;
-  void do_permute_rows(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                       float* out) override;
+  std::size_t do_argsort_workspace_bytes(std::int64_t n, std::int64_t count) override;
+  void do_permute_columns(Items<const float> a, std::int64_t rows, std::int64_t cols,
+                          const int* perm, Items<float> out) override;
+  void do_permute_rows(Items<const float> a, std::int64_t rows, std::int64_t cols, const int* perm,
+                       Items<float> out) override;
 
  private:
   Scratch scratch_;

@@ -2,13 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // CpuBackend small-matrix helpers of the preconditioners (Shampoo, SOAP): diagonal shifts,
-// eigenvector column scaling, reordering by eigenvalue, and diag(aᵀb). The per-element rules
-// are the shared functors of ops/elementwise_ops.hpp.
+// eigenvector column scaling, reordering by eigenvalue, and diag(aᵀb), each over a batch of
+// items. The per-element rules are the shared functors of ops/elementwise_ops.hpp.
 #include "cpu_backend.hpp"
 #include "run_ops.hpp"
 
 #include <canzona/core/error.hpp>
 #include "elementwise_ops.hpp"
+#include "item_ops.hpp"
 
 #include <fmt/format.h>
 
@@ -17,15 +18,14 @@
 
 namespace canzona::backend::cpu {
 
-void CpuBackend::do_column_dots(const float* a, const float* b, std::int64_t n, float* out) {
+void CpuBackend::do_column_dots(const float* a, const float* b, std::int64_t n, std::int64_t count,
+                                float* out) {
   check_count(n, "column_dots n");
-  // Row-outer order streams both matrices contiguously; out[j] is the fp32 accumulator.
-  std::fill(out, out + n, 0.0f);
-  for (std::int64_t r = 0; r < n; ++r) {
-    const float* ar = a + r * n;
-    const float* br = b + r * n;
-    for (std::int64_t j = 0; j < n; ++j) out[j] += ar[j] * br[j];
-  }
+  check_count(count, "column_dots count");
+  // Row-outer order streams both matrices contiguously; out_i[j] is the fp32 accumulator. Per
+  // column the same dot_steps in the same order as the cuda backend's ops::ColumnDots.
+  std::fill(out, out + n * count, 0.0f);
+  for_each_row(n * count, n, ops::ColumnDotsByRows{a, b, n, out});
 }
 
 void CpuBackend::do_add_diagonal(float* a, std::int64_t n, std::int64_t count, float value) {
@@ -54,33 +54,39 @@ void CpuBackend::do_reverse_columns(float* a, std::int64_t n, std::int64_t count
   for_each_row(n * count, n / 2, ops::ReverseColumns{a, n});
 }
 
-std::size_t CpuBackend::do_argsort_workspace_bytes(std::int64_t n) {
+std::size_t CpuBackend::do_argsort_workspace_bytes(std::int64_t n, std::int64_t count) {
   check_count(n, "argsort_descending n");
-  return static_cast<std::size_t>(n) * sizeof(std::uint32_t);
+  check_count(count, "argsort_descending count");
+  return static_cast<std::size_t>(n * count) * sizeof(std::uint32_t);
 }
 
-void CpuBackend::do_argsort_descending(const float* values, std::int64_t n, int* perm,
-                                       void* workspace) {
-  const int size = to_int(n, "argsort_descending n");
-  // The shared keys, sorted ascending and stably: the cuda backend's radix sort of the same
-  // keys gives the same permutation (ties by lower index, NaNs last).
+void CpuBackend::do_argsort_descending(const float* values, std::int64_t n, std::int64_t count,
+                                       int* perm, void* workspace) {
+  to_int(n, "argsort_descending n");
+  check_count(count, "argsort_descending count");
+  // The shared keys, each segment sorted ascending and stably: the cuda backend's segmented
+  // radix sort of the same keys gives the same permutations (ties by lower index, NaNs last).
   auto* keys = static_cast<std::uint32_t*>(workspace);
-  for_each(n, ops::DescendingSortKeys{values, keys, perm});
-  std::stable_sort(perm, perm + size, [keys](int lhs, int rhs) { return keys[lhs] < keys[rhs]; });
+  for_each(n * count, ops::DescendingSortKeys{values, keys, perm, n});
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::uint32_t* segment = keys + i * n;
+    std::stable_sort(perm + i * n, perm + (i + 1) * n,
+                     [segment](int lhs, int rhs) { return segment[lhs] < segment[rhs]; });
+  }
 }
 
-void CpuBackend::do_permute_columns(const float* a, std::int64_t rows, std::int64_t cols,
-                                    const int* perm, float* out) {
+void CpuBackend::do_permute_columns(Items<const float> a, std::int64_t rows, std::int64_t cols,
+                                    const int* perm, Items<float> out) {
   check_count(rows, "permute_columns rows");
   check_count(cols, "permute_columns cols");
-  for_each_row(rows, cols, ops::PermuteColumns{a, cols, perm, out});
+  for_each_item_grid(a.count(), rows, cols, ops::PermuteColumnsItems{a, cols, perm, out});
 }
 
-void CpuBackend::do_permute_rows(const float* a, std::int64_t rows, std::int64_t cols,
-                                 const int* perm, float* out) {
+void CpuBackend::do_permute_rows(Items<const float> a, std::int64_t rows, std::int64_t cols,
+                                 const int* perm, Items<float> out) {
   check_count(rows, "permute_rows rows");
   check_count(cols, "permute_rows cols");
-  for_each_row(rows, cols, ops::PermuteRows{a, cols, perm, out});
+  for_each_item_grid(a.count(), rows, cols, ops::PermuteRowsItems{a, rows, cols, perm, out});
 }
 
 }  // namespace canzona::backend::cpu

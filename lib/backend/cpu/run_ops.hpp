@@ -38,4 +38,12 @@ void for_each_item_row(std::int64_t count, std::int64_t n, const Make& make) {
   for (std::int64_t item = 0; item < count; ++item) for_each_row(1, n, make(item));
 }
 
+/// For each of `count` items: for_each_row(rows, cols, make(item)), `make` giving the item's
+/// rows functor over its own rows × cols grid.
+template <typename Make>
+void for_each_item_grid(std::int64_t count, std::int64_t rows, std::int64_t cols,
+                        const Make& make) {
+  for (std::int64_t item = 0; item < count; ++item) for_each_row(rows, cols, make(item));
+}
+
 }  // namespace canzona::backend::cpu

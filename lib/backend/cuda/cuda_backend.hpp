@@ -29,11 +29,11 @@ namespace canzona::backend {
 /// (DeviceGuard, a no-op when the rank's device is already current, as it is after
 /// cuda::use_device at start-up), so backends for different GPUs can be driven from one thread.
 ///
-/// Numerics: element-wise operations give the cpu backend's bits (same functors, one rounding
-/// per operation); fp32 GEMMs run with CUBLAS_DEFAULT_MATH (no TF32) and agree with the cpu
-/// backend to fp32 rounding; reductions are deterministic (fixed segmentation, no float atomics).
-/// Solver failures: eigh and orthonormalize add their nonzero cuSOLVER infos to a counter on the
-/// device; synchronize() and download(), which wait for the stream anyway, read it and throw
+/// Numerics: element-wise operations and column_dots give the cpu backend's bits (same functors,
+/// one rounding per operation); fp32 GEMMs run with CUBLAS_DEFAULT_MATH (no TF32) and agree with
+/// the cpu backend to fp32 rounding; reductions are deterministic (fixed segmentation, no float
+/// atomics). Solver failures: eigh and orthonormalize add their nonzero cuSOLVER infos to a counter
+/// on the device; synchronize() and download(), which wait for the stream anyway, read it and throw
 /// SolverError when it moved, so a failed eigensolve surfaces at the step's first host wait.
 /// Construction and destruction synchronise; operations never do (except download/synchronize).
 
@@ -76,7 +76,8 @@ class CudaBackend final : public Backend {
   void do_sum_squares(const void* x, ElementType type, std::int64_t n, std::int64_t count,
                       float* out) override;
   void do_count_nonfinite(Items<const float> x, std::int64_t n, int* counter) override;
-  void do_column_dots(const float* a, const float* b, std::int64_t n, float* out) override;
+  void do_column_dots(const float* a, const float* b, std::int64_t n, std::int64_t count,
+                      float* out) override;
 
   void do_muon_momentum(Items<float> buf, Items<const float> g, Items<void> out,
                         ElementType out_type, std::int64_t n, float mu, bool nesterov) override;
@@ -102,13 +103,13 @@ class CudaBackend final : public Backend {
   void do_scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
                             std::int64_t count, float eps, float exponent) override;
   void do_reverse_columns(float* a, std::int64_t n, std::int64_t count) override;
-  void do_argsort_descending(const float* values, std::int64_t n, int* perm,
+  void do_argsort_descending(const float* values, std::int64_t n, std::int64_t count, int* perm,
                              void* workspace) override;
-  std::size_t do_argsort_workspace_bytes(std::int64_t n) override;
-  void do_permute_columns(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                          float* out) override;
-  void do_permute_rows(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                       float* out) override;
+  std::size_t do_argsort_workspace_bytes(std::int64_t n, std::int64_t count) override;
+  void do_permute_columns(Items<const float> a, std::int64_t rows, std::int64_t cols,
+                          const int* perm, Items<float> out) override;
+  void do_permute_rows(Items<const float> a, std::int64_t rows, std::int64_t cols, const int* perm,
+                       Items<float> out) override;
 
  private:
   /// Capacity of the sum_squares partial sums (floats): 256 KiB, allocated once.

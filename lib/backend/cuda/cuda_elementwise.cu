@@ -170,16 +170,18 @@ void CudaBackend::do_reverse_columns(float* a, std::int64_t n, std::int64_t coun
   launch::for_each_row(count * n, n / 2, ops::ReverseColumns{a, n}, stream());
 }
 
-void CudaBackend::do_permute_columns(const float* a, std::int64_t rows, std::int64_t cols,
-                                     const int* perm, float* out) {
+void CudaBackend::do_permute_columns(Items<const float> a, std::int64_t rows, std::int64_t cols,
+                                     const int* perm, Items<float> out) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each_row(rows, cols, ops::PermuteColumns{a, cols, perm, out}, stream());
+  launch::for_each_item_grid(a.count(), rows, cols, ops::PermuteColumnsItems{a, cols, perm, out},
+                             stream());
 }
 
-void CudaBackend::do_permute_rows(const float* a, std::int64_t rows, std::int64_t cols,
-                                  const int* perm, float* out) {
+void CudaBackend::do_permute_rows(Items<const float> a, std::int64_t rows, std::int64_t cols,
+                                  const int* perm, Items<float> out) {
   const cuda::DeviceGuard guard(device_);
-  launch::for_each_row(rows, cols, ops::PermuteRows{a, cols, perm, out}, stream());
+  launch::for_each_item_grid(a.count(), rows, cols, ops::PermuteRowsItems{a, rows, cols, perm, out},
+                             stream());
 }
 
 void CudaBackend::copy_items(Items<void> dst, Items<const void> src, std::size_t bytes) {

@@ -2,12 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // CudaBackend's reductions and sorting: CUB segmented reductions for sum_squares, a CUB radix sort
-// for argsort_descending, a cuBLAS strided-batched GEMM for column_dots, and the counters of rare
-// events (non-finite gradient elements, failed solver calls) as the shared counting functor over
-// a whole batch of items in one launch. The per-element terms and sort keys are the shared
-// functors of ops/elementwise_ops.hpp. Every result is deterministic: CUB's segmented reductions
-// give each segment to one block with a fixed order, the counters add integers, and the sort is
-// a stable radix sort of fixed keys.
+// of segment-prefixed keys for argsort_descending, the shared column functor for column_dots, and
+// the counters of rare events (non-finite gradient elements, failed solver calls) as the shared
+// counting functor over a whole batch of items in one launch. The per-element terms and sort keys
+// are the shared functors of ops/elementwise_ops.hpp. Every result is deterministic: CUB's
+// segmented reductions give each segment to one block with a fixed order, column_dots sums each
+// column in row order in one thread, the counters add integers, and the sort is a stable radix sort
+// of fixed keys.
 #include "cuda_backend.hpp"
 #include "launch.cuh"
 
@@ -21,7 +22,6 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 
-#include <cublas_v2.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -147,63 +147,99 @@ void CudaBackend::do_sum_squares(const void* x, ElementType type, std::int64_t n
   }
 }
 
-void CudaBackend::do_column_dots(const float* a, const float* b, std::int64_t n, float* out) {
-  if (n <= 0) return;
-  CANZONA_CHECK(n <= std::int64_t{INT32_MAX}, "column_dots: n must fit in int for cuBLAS");
-  const int ni = static_cast<int>(n);
+void CudaBackend::do_column_dots(const float* a, const float* b, std::int64_t n, std::int64_t count,
+                                 float* out) {
+  if (n <= 0 || count <= 0) return;
   const cuda::DeviceGuard guard(device_);
-  // out[j] = Σ_r a[r·n + j]·b[r·n + j] as n 1×1 products: item j multiplies the 1×n row vector
-  // that starts at a + j with stride n (column-major, lda = n) by the transpose of the same view
-  // of b. Items overlap in the inputs only, which cuBLAS allows.
-  const float one = 1.0f;
-  const float zero = 0.0f;
-  CANZONA_CUBLAS_CHECK(cublasSgemmStridedBatched(res_->blas.get(), CUBLAS_OP_N, CUBLAS_OP_T, 1, 1,
-                                                 ni, &one, a, ni, 1, b, ni, 1, &zero, out, 1, 1,
-                                                 ni));
+  // One thread per column of the whole batch, rows summed in order: the cpu backend's bits
+  // (ops::ColumnDots), in one launch whatever the count. Not cuBLAS: its 1×1 strided-batched
+  // GEMMs (one item's columns at stride 1) cannot reach the next item's columns, which start
+  // n² − n elements later, so a batch would take one call per item; and neighbouring threads
+  // read neighbouring columns, so every row of a and b is read coalesced.
+  launch::for_each(n * count, ops::ColumnDots{a, b, n, out}, stream());
 }
 
 // ---- argsort --------------------------------------------------------------------------------
-// Workspace: [n keys][n sorted keys][n indices][CUB temporary storage], each 256-byte aligned.
+// Workspace: [count·n keys][count·n sorted keys][count·n indices][CUB temporary storage], each
+// 256-byte aligned; keys are 64-bit: the segment above the 32-bit sort key.
+//
+// All segments go through one CUB DeviceRadixSort (stable, onesweep) of segment-prefixed keys
+// (ops::SegmentedDescendingSortKeys), which sorts each segment in place of a segmented sort.
+// Not cub::DeviceSegmentedRadixSort: its kernel spills registers on sm_90 (a build error here,
+// -warn-spills); not cub::DeviceSegmentedSort: above a few hundred segments it copies its
+// partition sizes to the host and waits for them. CUB counts the items of this sort in int, so
+// a batch of more than INT32_MAX values is sorted in runs of whole segments, one call each.
 
 namespace {
 
 constexpr std::size_t kAlign = 256;
 std::size_t align_up(std::size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
+/// Segments per CUB call: as many as keep a call's values within int.
+std::int64_t segments_per_sort(std::int64_t n, std::int64_t count) {
+  return std::min(count, std::int64_t{INT32_MAX} / n);
+}
+
+/// The key bits that differ: the 32 of the value's key and those of the largest segment index.
+int key_bits(std::int64_t count) {
+  int bits = 32;
+  for (std::int64_t last = count - 1; last > 0; last >>= 1) ++bits;
+  return bits;
+}
+
+/// CUB's stable ascending radix sort of `items` keys, carrying the indices along; with a null
+/// `temp` it only sets `bytes`.
+cudaError_t sort_keys(void* temp, std::size_t& bytes, const std::uint64_t* keys,
+                      std::uint64_t* sorted, const int* index, int* perm, std::int64_t items,
+                      int end_bit, cudaStream_t stream) {
+  return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, sorted, index, perm,
+                                         static_cast<int>(items), 0, end_bit, stream);
+}
+
 }  // namespace
 
-std::size_t CudaBackend::do_argsort_workspace_bytes(std::int64_t n) {
-  if (n <= 0) return 0;
+std::size_t CudaBackend::do_argsort_workspace_bytes(std::int64_t n, std::int64_t count) {
+  if (n <= 0 || count <= 0) return 0;
   CANZONA_CHECK(n <= std::int64_t{INT32_MAX}, "argsort_descending: n must fit in int");
   const cuda::DeviceGuard guard(device_);
   std::size_t temp = 0;
-  CANZONA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
-      nullptr, temp, static_cast<const std::uint32_t*>(nullptr),
-      static_cast<std::uint32_t*>(nullptr), static_cast<const int*>(nullptr),
-      static_cast<int*>(nullptr), static_cast<int>(n), 0, 32, stream()));
-  const auto un = static_cast<std::size_t>(n);
-  return 2 * align_up(un * sizeof(std::uint32_t)) + align_up(un * sizeof(int)) + temp;
+  CANZONA_CUDA_CHECK(sort_keys(nullptr, temp, nullptr, nullptr, nullptr, nullptr,
+                               n * segments_per_sort(n, count), key_bits(count), stream()));
+  const auto values = static_cast<std::size_t>(n * count);
+  return 2 * align_up(values * sizeof(std::uint64_t)) + align_up(values * sizeof(int)) + temp;
 }
 
-void CudaBackend::do_argsort_descending(const float* values, std::int64_t n, int* perm,
-                                        void* workspace) {
-  if (n <= 0) return;
+void CudaBackend::do_argsort_descending(const float* values, std::int64_t n, std::int64_t count,
+                                        int* perm, void* workspace) {
+  if (n <= 0 || count <= 0) return;
   CANZONA_CHECK(n <= std::int64_t{INT32_MAX}, "argsort_descending: n must fit in int");
   const cuda::DeviceGuard guard(device_);
-  const auto un = static_cast<std::size_t>(n);
+  const auto all = static_cast<std::size_t>(n * count);
   auto* base = static_cast<std::byte*>(workspace);
-  auto* keys = reinterpret_cast<std::uint32_t*>(base);
-  auto* sorted = reinterpret_cast<std::uint32_t*>(base + align_up(un * sizeof(std::uint32_t)));
-  auto* index = reinterpret_cast<int*>(base + 2 * align_up(un * sizeof(std::uint32_t)));
-  void* temp = base + 2 * align_up(un * sizeof(std::uint32_t)) + align_up(un * sizeof(int));
-  // The shared keys (NaN last, −0 == +0), then CUB's stable ascending radix sort: the same
-  // permutation as the cpu backend's stable sort of the same keys.
-  launch::for_each(n, ops::DescendingSortKeys{values, keys, index}, stream());
-  std::size_t bytes = 0;
-  CANZONA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, sorted, index, perm,
-                                                     static_cast<int>(n), 0, 32, stream()));
-  CANZONA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, bytes, keys, sorted, index, perm,
-                                                     static_cast<int>(n), 0, 32, stream()));
+  auto* keys = reinterpret_cast<std::uint64_t*>(base);
+  auto* sorted = reinterpret_cast<std::uint64_t*>(base + align_up(all * sizeof(std::uint64_t)));
+  auto* index = reinterpret_cast<int*>(base + 2 * align_up(all * sizeof(std::uint64_t)));
+  void* temp = base + 2 * align_up(all * sizeof(std::uint64_t)) + align_up(all * sizeof(int));
+  // The shared keys (NaN last, −0 == +0) under their segment, indices counting from 0 in every
+  // segment, then CUB's stable ascending radix sort: the same permutations as the cpu backend's
+  // stable sort of each segment's keys.
+  launch::for_each(n * count, ops::SegmentedDescendingSortKeys{values, keys, index, n}, stream());
+  const int end_bit = key_bits(count);
+  const std::int64_t per_call = segments_per_sort(n, count);
+  std::size_t reserved = 0;
+  CANZONA_CUDA_CHECK(sort_keys(nullptr, reserved, nullptr, nullptr, nullptr, nullptr, n * per_call,
+                               end_bit, stream()));
+  for (std::int64_t first = 0; first < count; first += per_call) {
+    const std::int64_t items = n * std::min(per_call, count - first);
+    const std::int64_t at = first * n;
+    std::size_t bytes = 0;
+    CANZONA_CUDA_CHECK(sort_keys(nullptr, bytes, keys + at, sorted + at, index + at, perm + at,
+                                 items, end_bit, stream()));
+    CANZONA_CHECK(bytes <= reserved,
+                  "argsort_descending: CUB asks for more temporary storage than reserved");
+    CANZONA_CUDA_CHECK(sort_keys(temp, bytes, keys + at, sorted + at, index + at, perm + at, items,
+                                 end_bit, stream()));
+  }
 }
 
 }  // namespace canzona::backend

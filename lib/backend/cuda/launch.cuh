@@ -106,8 +106,36 @@ struct ItemRowOps {
   }
 };
 
-template <template <typename> class Batch, typename Make>
-void launch_items(std::int64_t count, std::int64_t n, const Make& make, cudaStream_t stream) {
+/// An item's rows functor, one of its rows and that row's value.
+template <typename Op, typename Value>
+struct ItemGridRow {
+  const Op* op;
+  Value value;
+  std::int64_t row;
+};
+
+/// The same for items whose rows functors each cover their own `rows` × cols grid: grid row
+/// item·rows + r is row r of the item's functor (its row value read once per grid row).
+template <typename Op>
+struct ItemGridOps {
+  Op ops[kItemsPerLaunch];
+  std::int64_t rows;
+  __device__ auto row_value(std::int64_t grid_row) const {
+    const std::int64_t item = grid_row / rows;
+    const std::int64_t r = grid_row - item * rows;
+    using Value = decltype(ops[item].row_value(r));
+    return ItemGridRow<Op, Value>{&ops[item], ops[item].row_value(r), r};
+  }
+  template <typename Row>
+  __device__ void operator()(const Row& row, std::int64_t /*grid_row*/, std::int64_t col) const {
+    (*row.op)(row.value, row.row, col);
+  }
+};
+
+/// Runs a batch of per-item functors, kItemsPerLaunch per launch: launch(batch, items) is
+/// called with `items` functors filled in.
+template <template <typename> class Batch, typename Make, typename Launch>
+void launch_item_batches(std::int64_t count, const Make& make, const Launch& launch) {
   using Op = decltype(make(std::int64_t{0}));
   static_assert(sizeof(Batch<Op>) <= 4000,
                 "a launch's item functors must fit the kernel parameters");
@@ -115,8 +143,15 @@ void launch_items(std::int64_t count, std::int64_t n, const Make& make, cudaStre
     const std::int64_t items = std::min<std::int64_t>(kItemsPerLaunch, count - first);
     Batch<Op> batch{};
     for (std::int64_t i = 0; i < items; ++i) batch.ops[i] = make(first + i);
-    for_each_row(items, n, batch, stream);
+    launch(batch, items);
   }
+}
+
+template <template <typename> class Batch, typename Make>
+void launch_items(std::int64_t count, std::int64_t n, const Make& make, cudaStream_t stream) {
+  launch_item_batches<Batch>(count, make, [&](const auto& batch, std::int64_t items) {
+    for_each_row(items, n, batch, stream);
+  });
 }
 
 /// make(item) gives item's flat functor; each runs over n elements.
@@ -129,6 +164,18 @@ void for_each_item(std::int64_t count, std::int64_t n, const Make& make, cudaStr
 template <typename Make>
 void for_each_item_row(std::int64_t count, std::int64_t n, const Make& make, cudaStream_t stream) {
   launch_items<ItemRowOps>(count, n, make, stream);
+}
+
+/// make(item) gives item's rows functor over its own rows × cols grid (the batched form of a
+/// rows operation such as a permutation): one launch per kItemsPerLaunch items.
+template <typename Make>
+void for_each_item_grid(std::int64_t count, std::int64_t rows, std::int64_t cols, const Make& make,
+                        cudaStream_t stream) {
+  if (rows <= 0) return;
+  launch_item_batches<ItemGridOps>(count, make, [&](auto& batch, std::int64_t items) {
+    batch.rows = rows;
+    for_each_row(items * rows, cols, batch, stream);
+  });
 }
 
 }  // namespace canzona::backend::cuda_launch

@@ -257,6 +257,43 @@ struct NonzeroFlag {
   CANZONA_HD int operator()(std::int64_t i) const { return x[i] != 0 ? 1 : 0; }
 };
 
+/// One term of column_dots' sums: sum + x·y, the product and the sum each rounded (never an
+/// FMA). Both column-dot functors below run it, so they give the same bits.
+CANZONA_HD inline float dot_step(float sum, float x, float y) { return add_rn(sum, mul_rn(x, y)); }
+
+/// k = i·n + j < count·n: out[k] = Σ_r a_i[r, j]·b_i[r, j] for `count` n×n row-major matrices
+/// back to back (diag(a_iᵀ·b_i), one column per index), summed from +0 over r = 0, 1, … in
+/// order with dot_step. The cuda backend's order: one thread per column, coalesced across
+/// neighbouring columns.
+struct ColumnDots {
+  const float* a;
+  const float* b;
+  std::int64_t n;
+  float* out;
+  CANZONA_HD void operator()(std::int64_t k) const {
+    const std::int64_t item = k / n;
+    const std::int64_t at = item * n * n + (k - item * n);  // a_i[0, j]
+    float sum = 0.0f;
+    for (std::int64_t r = 0; r < n; ++r) sum = dot_step(sum, a[at + r * n], b[at + r * n]);
+    out[k] = sum;
+  }
+};
+
+/// The same sums accumulated row by row: row = i·n + r of count·n rows, col j < n adds
+/// a_i[r, j]·b_i[r, j] to out[i·n + j], which starts at +0 (zero-filled by the caller), rows in
+/// order. Per column it runs ColumnDots' dot_steps in ColumnDots' order, so it gives the same
+/// bits; the cpu backend's order, which streams both matrices row by row.
+struct ColumnDotsByRows {
+  const float* a;
+  const float* b;
+  std::int64_t n;
+  float* out;
+  CANZONA_HD float* row_value(std::int64_t row) const { return out + row / n * n; }
+  CANZONA_HD void operator()(float* sums, std::int64_t row, std::int64_t j) const {
+    sums[j] = dot_step(sums[j], a[row * n + j], b[row * n + j]);
+  }
+};
+
 // ---- small-matrix helpers of the preconditioners (n×n items back to back) --------------------
 
 /// Row = item, col = d < n: a_i[d, d] ← a_i[d, d] + value.
@@ -354,15 +391,34 @@ struct TransposeSquares {
   }
 };
 
-/// keys[i] = descending_sort_key(values[i]), index[i] = i: the input of argsort_descending's
-/// ascending stable sort (ties and NaNs keep index order, NaNs last).
+/// keys[i] = descending_sort_key(values[i]), index[i] = i mod n: the input of
+/// argsort_descending's ascending stable sort of each segment of n values (ties and NaNs keep
+/// index order, NaNs last); index counts from 0 in every segment.
 struct DescendingSortKeys {
   const float* values;
   std::uint32_t* keys;
   int* index;
+  std::int64_t n;
   CANZONA_HD void operator()(std::int64_t i) const {
     keys[i] = descending_sort_key(values[i]);
-    index[i] = static_cast<int>(i);
+    index[i] = static_cast<int>(i % n);
+  }
+};
+
+/// The keys of the same sorts done as ONE sort of all count·n values (the cuda backend's radix
+/// sort): keys[i] = segment·2^32 + descending_sort_key(values[i]) with segment = i / n, and
+/// index[i] = i mod n. An ascending stable sort of these keys orders by segment first, so each
+/// segment ends where it began, sorted by DescendingSortKeys' key with ties in index order:
+/// the permutations of the per-segment stable sorts.
+struct SegmentedDescendingSortKeys {
+  const float* values;
+  std::uint64_t* keys;
+  int* index;
+  std::int64_t n;
+  CANZONA_HD void operator()(std::int64_t i) const {
+    const std::int64_t segment = i / n;
+    keys[i] = (static_cast<std::uint64_t>(segment) << 32U) | descending_sort_key(values[i]);
+    index[i] = static_cast<int>(i - segment * n);
   }
 };
 

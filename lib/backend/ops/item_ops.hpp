@@ -112,4 +112,23 @@ struct AdamwStepItems {
   }
 };
 
+/// Rows functor per item (rows × cols grid): item i's permutation is perm + i·cols.
+struct PermuteColumnsItems {
+  Items<const float> a;
+  std::int64_t cols;
+  const int* perm;
+  Items<float> out;
+  PermuteColumns operator()(std::int64_t i) const { return {a[i], cols, perm + i * cols, out[i]}; }
+};
+
+/// Rows functor per item (rows × cols grid): item i's permutation is perm + i·rows.
+struct PermuteRowsItems {
+  Items<const float> a;
+  std::int64_t rows;
+  std::int64_t cols;
+  const int* perm;
+  Items<float> out;
+  PermuteRows operator()(std::int64_t i) const { return {a[i], cols, perm + i * rows, out[i]}; }
+};
+
 }  // namespace canzona::backend::ops

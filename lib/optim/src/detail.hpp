@@ -53,7 +53,7 @@ class Carver {
 struct SolverBytes {
   std::size_t eigh = 0;            ///< max over preconditioned sides of eigh_workspace_bytes
   std::size_t orthonormalize = 0;  ///< max over sides of orthonormalize_workspace_bytes(d, d)
-  std::size_t argsort = 0;         ///< max over sides of argsort_workspace_bytes(d)
+  std::size_t argsort = 0;         ///< max over sides of argsort_workspace_bytes(d, batch)
 };
 
 inline ElementType ns_type(const MuonOptions& o) {
@@ -103,7 +103,7 @@ struct SoapWorkspace {
   float* tmpd = nullptr;   ///< GG·Q, batch × dmax² (refresh)
   float* lam = nullptr;    ///< eigenvalue estimates / eigh values, batch × dmax
   int* perm = nullptr;     ///< batch × dmax
-  float* vperm = nullptr;  ///< one permuted exp_avg_sq
+  float* vperm = nullptr;  ///< permuted exp_avg_sq, batch × rows·cols (refresh; = ghat)
   void* solver = nullptr;
 };
 SoapWorkspace carve_soap(Carver& carver, const SoapOptions& o, Shape shape, std::int64_t batch,

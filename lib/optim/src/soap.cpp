@@ -75,7 +75,7 @@ class Soap final : public MatrixOptimizer {
       if (d > o.max_precond_dim) continue;
       s.eigh = std::max(s.eigh, backend_.eigh_workspace_bytes(d, batch));
       s.orthonormalize = std::max(s.orthonormalize, backend_.orthonormalize_workspace_bytes(d, d));
-      s.argsort = std::max(s.argsort, backend_.argsort_workspace_bytes(d));
+      s.argsort = std::max(s.argsort, backend_.argsort_workspace_bytes(d, batch));
     }
     return s;
   }
@@ -223,30 +223,34 @@ class Soap final : public MatrixOptimizer {
   /// One QR power iteration: λ = diag(Qᵀ·GG·Q), π = argsort(λ) descending, V permuted along
   /// the side by π, Q ← orth(GG·Q[:, π]). GG·Q[:, π] is taken as (GG·Q)[:, π], the product
   /// already computed for λ, which saves a GEMM and is the same numbers column by column.
+  /// Every step but the QR is one batched call for the whole group.
   void refresh_basis(std::span<const StepTask> tasks, int side, const float* gg, float* q,
                      const SoapWorkspace& ws) {
     const Shape shape = tasks.front().state->shape();
     const auto count = static_cast<std::int64_t>(tasks.size());
     const std::int64_t d = side == 0 ? shape.rows : shape.cols;
+    const std::int64_t n = shape.rows * shape.cols;
+    const std::size_t k = tasks.size();
     auto& be = backend_;
     gemm_f32(be, count, Trans::kNo, Trans::kNo, d, d, d, 1.0f, gg, q, 0.0f, ws.tmpd);
-    for (std::int64_t i = 0; i < count; ++i) {
-      auto& st = buffer_state(tasks[static_cast<std::size_t>(i)]);
-      float* qi = q + i * d * d;
-      const float* pi = ws.tmpd + i * d * d;
-      int* perm = ws.perm + i * d;
-      be.column_dots(qi, pi, d, ws.lam + i * d);
-      be.argsort_descending(ws.lam + i * d, d, perm, ws.solver);
-      float* v = st.at(kV);
-      if (side == 0) {
-        be.permute_rows(v, shape.rows, shape.cols, perm, ws.vperm);
-      } else {
-        be.permute_columns(v, shape.rows, shape.cols, perm, ws.vperm);
-      }
-      be.copy(v, ws.vperm, static_cast<std::size_t>(shape.rows * shape.cols) * sizeof(float));
-      be.permute_columns(pi, d, d, perm, qi);
-      be.orthonormalize(d, d, qi, ws.solver);
+    be.column_dots(q, ws.tmpd, d, count, ws.lam);
+    be.argsort_descending(ws.lam, d, count, ws.perm, ws.solver);
+    // V_i (its own allocation) permuted into the workspace, then copied back in one call.
+    const auto v_in = list_of(lists_.x, k, slot(tasks, kV));
+    if (side == 0) {
+      be.permute_rows(v_in, shape.rows, shape.cols, ws.perm, items(ws.vperm, count, n));
+    } else {
+      be.permute_columns(v_in, shape.rows, shape.cols, ws.perm, items(ws.vperm, count, n));
     }
+    const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
+    be.copy(list_of(lists_.dst, k, slot(tasks, kV)),
+            backend::Items<const void>(ws.vperm, count, bytes), bytes);
+    be.permute_columns(items(static_cast<const float*>(ws.tmpd), count, d * d), d, d, ws.perm,
+                       items(q, count, d * d));
+    // One QR per matrix: cuSOLVER has geqrf and orgqr for one matrix per call only. cuBLAS's
+    // geqrfBatched has no orgqr to pair with, and forming Q from its reflectors another way
+    // (GEMMs, another sign rule) would change the basis SOAP continues from.
+    for (std::int64_t i = 0; i < count; ++i) be.orthonormalize(d, d, q + i * d * d, ws.solver);
     const int q_slot = side == 0 ? kQ0 : kQ1;
     scatter(be, lists_, tasks, slot(tasks, q_slot), q, d * d);
   }
@@ -278,7 +282,9 @@ SoapWorkspace carve_soap(Carver& carver, const SoapOptions& o, Shape shape, std:
   ws.tmpd = carver.floats(batch * dmax * dmax);
   ws.lam = carver.floats(batch * dmax);
   ws.perm = static_cast<int*>(carver.take(static_cast<std::size_t>(batch * dmax) * sizeof(int)));
-  if (left || right) ws.vperm = carver.floats(n);
+  // The permuted exp_avg_sq of the refresh, batch × n: ghat's region, free by then (its last
+  // reader, ema_square, is earlier on the backend's stream).
+  ws.vperm = ws.ghat;
   // eigh (first call), argsort and orthonormalize (refresh) run one after another on the
   // backend's stream, so they share one region.
   ws.solver = carver.take(std::max({solver.eigh, solver.orthonormalize, solver.argsort}));

@@ -77,9 +77,10 @@ class CountingBackend final : public be::Backend {
     add(flops::kCountNonfinite, n * x.count());
     inner_.count_nonfinite(x, n, counter);
   }
-  void do_column_dots(const float* a, const float* b, std::int64_t n, float* out) override {
-    add(flops::kColumnDots, n * n);
-    inner_.column_dots(a, b, n, out);
+  void do_column_dots(const float* a, const float* b, std::int64_t n, std::int64_t count,
+                      float* out) override {
+    add(flops::kColumnDots, n * n * count);
+    inner_.column_dots(a, b, n, count, out);
   }
   void do_muon_momentum(be::Items<float> buf, be::Items<const float> g, be::Items<void> out,
                         be::ElementType t, std::int64_t n, float mu, bool nesterov) override {
@@ -144,19 +145,19 @@ class CountingBackend final : public be::Backend {
   void do_reverse_columns(float* a, std::int64_t n, std::int64_t count) override {
     inner_.reverse_columns(a, n, count);
   }
-  void do_argsort_descending(const float* values, std::int64_t n, int* perm,
+  void do_argsort_descending(const float* values, std::int64_t n, std::int64_t count, int* perm,
                              void* workspace) override {
-    inner_.argsort_descending(values, n, perm, workspace);
+    inner_.argsort_descending(values, n, count, perm, workspace);
   }
-  std::size_t do_argsort_workspace_bytes(std::int64_t n) override {
-    return inner_.argsort_workspace_bytes(n);
+  std::size_t do_argsort_workspace_bytes(std::int64_t n, std::int64_t count) override {
+    return inner_.argsort_workspace_bytes(n, count);
   }
-  void do_permute_columns(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                          float* out) override {
+  void do_permute_columns(be::Items<const float> a, std::int64_t rows, std::int64_t cols,
+                          const int* perm, be::Items<float> out) override {
     inner_.permute_columns(a, rows, cols, perm, out);
   }
-  void do_permute_rows(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                       float* out) override {
+  void do_permute_rows(be::Items<const float> a, std::int64_t rows, std::int64_t cols,
+                       const int* perm, be::Items<float> out) override {
     inner_.permute_rows(a, rows, cols, perm, out);
   }
 
@@ -260,7 +261,7 @@ TEST(CostModelTest, StateBytesEqualBytesAllocated) {
       for (const std::int64_t d : {s.rows, s.cols}) {
         solver = std::max({solver, inner->eigh_workspace_bytes(d, 1),
                            inner->orthonormalize_workspace_bytes(d, d),
-                           inner->argsort_workspace_bytes(d)});
+                           inner->argsort_workspace_bytes(d, 1)});
       }
       EXPECT_GE(ws, static_cast<std::size_t>(cost.workspace_bytes));
       EXPECT_LE(ws, static_cast<std::size_t>(cost.workspace_bytes) + solver + 256);

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Small-matrix helpers of the preconditioners: add_diagonal, scale_columns_pow, reverse_columns,
-// argsort_descending (ties by lower index), permute_rows / permute_columns, column_dots.
+// argsort_descending (ties by lower index), permute_rows / permute_columns, column_dots; their
+// batched forms against one call per item.
 #include "cpu_backend.hpp"
 
 #include <canzona/core/error.hpp>
@@ -95,14 +96,14 @@ TEST(CpuMatrixHelpersTest, ArgsortDescendingBreaksTiesByLowerIndex) {
   CpuBackend backend;
   Buffer v = test::to_backend(backend, std::vector<float>{1, 3, 3, -1, 3, 0});
   Buffer perm = backend.allocate(6 * sizeof(int));
-  Buffer ws = backend.allocate(backend.argsort_workspace_bytes(6));
-  backend.argsort_descending(v.as<float>(), 6, perm.as<int>(), ws.data());
+  Buffer ws = backend.allocate(backend.argsort_workspace_bytes(6, 1));
+  backend.argsort_descending(v.as<float>(), 6, 1, perm.as<int>(), ws.data());
   EXPECT_EQ(test::to_host<int>(backend, perm, 6), (std::vector<int>{1, 2, 4, 0, 5, 3}));
 
   // NaN sorts after every number (documented choice; keeps the order well defined).
   Buffer vn = test::to_backend(
       backend, std::vector<float>{std::numeric_limits<float>::quiet_NaN(), 2, -5, 2});
-  backend.argsort_descending(vn.as<float>(), 4, perm.as<int>(), ws.data());
+  backend.argsort_descending(vn.as<float>(), 4, 1, perm.as<int>(), ws.data());
   EXPECT_EQ(test::to_host<int>(backend, perm, 4), (std::vector<int>{1, 3, 2, 0}));
 }
 
@@ -116,8 +117,8 @@ TEST(CpuMatrixHelpersTest, ArgsortDescendingRandomWithManyTies) {
   for (float& x : values) x = static_cast<float>(dist(rng));
   Buffer v = test::to_backend(backend, values);
   Buffer perm = backend.allocate(kN * sizeof(int));
-  Buffer ws = backend.allocate(backend.argsort_workspace_bytes(kN));
-  backend.argsort_descending(v.as<float>(), kN, perm.as<int>(), ws.data());
+  Buffer ws = backend.allocate(backend.argsort_workspace_bytes(kN, 1));
+  backend.argsort_descending(v.as<float>(), kN, 1, perm.as<int>(), ws.data());
   const auto p = test::to_host<int>(backend, perm, kN);
   std::vector<int> sorted = p;
   std::sort(sorted.begin(), sorted.end());
@@ -152,7 +153,7 @@ TEST(CpuMatrixHelpersTest, ColumnDots) {
   Buffer a = test::to_backend(backend, std::vector<float>{1, 2, 3, 4});
   Buffer b = test::to_backend(backend, std::vector<float>{5, 6, 7, 8});
   Buffer out = backend.allocate(2 * sizeof(float));
-  backend.column_dots(a.as<float>(), b.as<float>(), 2, out.as<float>());
+  backend.column_dots(a.as<float>(), b.as<float>(), 2, 1, out.as<float>());
   EXPECT_EQ(test::to_host<float>(backend, out, 2), (std::vector<float>{26, 44}));
 
   SCOPED_TRACE(test::seed_trace());
@@ -163,7 +164,7 @@ TEST(CpuMatrixHelpersTest, ColumnDots) {
   Buffer xb = test::to_backend(backend, x);
   Buffer yb = test::to_backend(backend, y);
   Buffer ob = backend.allocate(kN * sizeof(float));
-  backend.column_dots(xb.as<float>(), yb.as<float>(), kN, ob.as<float>());
+  backend.column_dots(xb.as<float>(), yb.as<float>(), kN, 1, ob.as<float>());
   const auto got = test::to_host<float>(backend, ob, kN);
   for (std::int64_t j = 0; j < kN; ++j) {
     double e = 0.0, magnitude = 0.0;
@@ -174,6 +175,122 @@ TEST(CpuMatrixHelpersTest, ColumnDots) {
     // Sequential fp32 dot product: γ(n) · Σ|a·b|.
     EXPECT_LE(std::fabs(got[j] - e), (kN + 1) * kU * magnitude) << "column " << j;
   }
+}
+
+// ---- batches: one call over `count` items gives, item by item, the bits of one call per item --
+
+TEST(CpuMatrixHelpersTest, BatchedColumnDotsMatchOneCallPerItem) {
+  SCOPED_TRACE(test::seed_trace());
+  auto rng = test::make_rng(43);
+  CpuBackend backend;
+  constexpr std::int64_t kN = 23, kCount = 4;
+  std::vector<float> x = test::random_floats(rng, kN * kN * kCount);
+  const auto y = test::random_floats(rng, kN * kN * kCount);
+  x[kN * kN + 3] = std::numeric_limits<float>::quiet_NaN();  // item 1, column 3
+  Buffer xb = test::to_backend(backend, x);
+  Buffer yb = test::to_backend(backend, y);
+  Buffer batched = backend.allocate(kN * kCount * sizeof(float));
+  Buffer single = backend.allocate(kN * kCount * sizeof(float));
+  backend.column_dots(xb.as<float>(), yb.as<float>(), kN, kCount, batched.as<float>());
+  for (std::int64_t i = 0; i < kCount; ++i) {
+    backend.column_dots(xb.as<float>() + i * kN * kN, yb.as<float>() + i * kN * kN, kN, 1,
+                        single.as<float>() + i * kN);
+  }
+  const auto got = test::to_host<float>(backend, batched, kN * kCount);
+  const auto want = test::to_host<float>(backend, single, kN * kCount);
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    EXPECT_TRUE(got[k] == want[k] || (std::isnan(got[k]) && std::isnan(want[k])))
+        << "k " << k << ": " << got[k] << " vs " << want[k];
+  }
+  EXPECT_TRUE(std::isnan(got[kN + 3])) << "a NaN reaches its column only";
+  EXPECT_FALSE(std::isnan(got[kN + 2]));
+}
+
+TEST(CpuMatrixHelpersTest, BatchedArgsortMatchesOneCallPerItemWithTies) {
+  SCOPED_TRACE(test::seed_trace());
+  auto rng = test::make_rng(44);
+  CpuBackend backend;
+  constexpr std::int64_t kN = 41, kCount = 6;
+  // Few distinct values, ±0 and NaNs: ties everywhere, which must keep index order per segment.
+  const float choices[] = {2.0f, 1.0f, 0.0f, -0.0f, -1.0f, std::numeric_limits<float>::quiet_NaN()};
+  std::uniform_int_distribution<int> dist(0, 5);
+  std::vector<float> values(kN * kCount);
+  for (float& v : values) v = choices[dist(rng)];
+  Buffer v = test::to_backend(backend, values);
+  Buffer batched = backend.allocate(kN * kCount * sizeof(int));
+  Buffer single = backend.allocate(kN * kCount * sizeof(int));
+  Buffer ws = backend.allocate(backend.argsort_workspace_bytes(kN, kCount));
+  EXPECT_GE(backend.argsort_workspace_bytes(kN, kCount), backend.argsort_workspace_bytes(kN, 1));
+  backend.argsort_descending(v.as<float>(), kN, kCount, batched.as<int>(), ws.data());
+  for (std::int64_t i = 0; i < kCount; ++i) {
+    backend.argsort_descending(v.as<float>() + i * kN, kN, 1, single.as<int>() + i * kN, ws.data());
+  }
+  const auto got = test::to_host<int>(backend, batched, kN * kCount);
+  EXPECT_EQ(got, test::to_host<int>(backend, single, kN * kCount));
+  for (std::int64_t i = 0; i < kCount; ++i) {
+    // Each segment's permutation indexes its own values, in the documented order.
+    std::vector<int> want(kN);
+    std::iota(want.begin(), want.end(), 0);
+    const float* seg = values.data() + i * kN;
+    std::stable_sort(want.begin(), want.end(), [seg](int l, int r) {
+      if (std::isnan(seg[l]) || std::isnan(seg[r]))
+        return !std::isnan(seg[l]) && std::isnan(seg[r]);
+      return seg[l] > seg[r];
+    });
+    EXPECT_EQ(std::vector<int>(got.begin() + i * kN, got.begin() + (i + 1) * kN), want)
+        << "segment " << i;
+  }
+}
+
+TEST(CpuMatrixHelpersTest, BatchedPermutesOverListedItemsMatchOneCallPerItem) {
+  SCOPED_TRACE(test::seed_trace());
+  auto rng = test::make_rng(45);
+  CpuBackend backend;
+  constexpr std::int64_t kRows = 5, kCols = 7, kCount = 3;
+  constexpr std::int64_t kSize = kRows * kCols;
+  // Inputs each in their own allocation (a list), outputs back to back, a permutation per item.
+  std::vector<Buffer> inputs;
+  std::vector<const float*> list;
+  for (std::int64_t i = 0; i < kCount; ++i) {
+    inputs.push_back(test::to_backend(backend, test::random_floats(rng, kSize)));
+    list.push_back(inputs.back().as<float>());
+  }
+  std::vector<int> row_perms, col_perms;
+  for (std::int64_t i = 0; i < kCount; ++i) {
+    std::vector<int> r(kRows), c(kCols);
+    std::iota(r.begin(), r.end(), 0);
+    std::iota(c.begin(), c.end(), 0);
+    std::shuffle(r.begin(), r.end(), rng);
+    std::shuffle(c.begin(), c.end(), rng);
+    row_perms.insert(row_perms.end(), r.begin(), r.end());
+    col_perms.insert(col_perms.end(), c.begin(), c.end());
+  }
+  Buffer pr = test::to_backend(backend, row_perms);
+  Buffer pc = test::to_backend(backend, col_perms);
+  Buffer by_rows = backend.allocate(kSize * kCount * sizeof(float));
+  Buffer by_cols = backend.allocate(kSize * kCount * sizeof(float));
+  Buffer one = backend.allocate(kSize * sizeof(float));
+  const Items<const float> in(list.data(), list.size());
+  backend.permute_rows(in, kRows, kCols, pr.as<int>(),
+                       back_to_back(by_rows.as<float>(), kCount, kSize));
+  backend.permute_columns(in, kRows, kCols, pc.as<int>(),
+                          back_to_back(by_cols.as<float>(), kCount, kSize));
+  const auto rows = test::to_host<float>(backend, by_rows, kSize * kCount);
+  const auto cols = test::to_host<float>(backend, by_cols, kSize * kCount);
+  for (std::int64_t i = 0; i < kCount; ++i) {
+    backend.permute_rows(list[i], kRows, kCols, pr.as<int>() + i * kRows, one.as<float>());
+    EXPECT_EQ(test::to_host<float>(backend, one, kSize),
+              std::vector<float>(rows.begin() + i * kSize, rows.begin() + (i + 1) * kSize))
+        << "rows, item " << i;
+    backend.permute_columns(list[i], kRows, kCols, pc.as<int>() + i * kCols, one.as<float>());
+    EXPECT_EQ(test::to_host<float>(backend, one, kSize),
+              std::vector<float>(cols.begin() + i * kSize, cols.begin() + (i + 1) * kSize))
+        << "columns, item " << i;
+  }
+  // Operands with different item counts are an error, counted or not.
+  EXPECT_THROW(backend.permute_rows(in, kRows, kCols, pr.as<int>(),
+                                    back_to_back(by_rows.as<float>(), kCount - 1, kSize)),
+               Error);
 }
 
 }  // namespace

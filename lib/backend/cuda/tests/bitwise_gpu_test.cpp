@@ -7,7 +7,8 @@
 // include the values those rules exist for: bf16 ties, subnormals, ±0, ±Inf and NaN. Two NaNs
 // count as equal whatever their payloads (IEEE leaves the payload of a NaN produced by
 // arithmetic open, and x86 and CUDA choose differently); every other value must match exactly.
-// argsort and count_nonfinite are compared exactly too (integers).
+// argsort and count_nonfinite are compared exactly too (integers), and so is column_dots (both
+// backends sum each column in the same order).
 #include "backend_test_util.hpp"
 
 #include <canzona/backend/backend.hpp>
@@ -16,11 +17,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -299,15 +302,78 @@ TEST_F(BitwiseGpu, ArgsortAndCountNonfiniteAreExact) {
     const auto values = twin(v);
     auto perm = zeros<int>(un);
     auto counter = twin(std::vector<int>{7});
-    Buffer ws_cpu = cpu_->allocate(cpu_->argsort_workspace_bytes(n));
-    Buffer ws_gpu = be().allocate(be().argsort_workspace_bytes(n));
-    cpu_->argsort_descending(values.c(), n, perm.c(), ws_cpu.data());
-    be().argsort_descending(values.g(), n, perm.g(), ws_gpu.data());
+    Buffer ws_cpu = cpu_->allocate(cpu_->argsort_workspace_bytes(n, 1));
+    Buffer ws_gpu = be().allocate(be().argsort_workspace_bytes(n, 1));
+    cpu_->argsort_descending(values.c(), n, 1, perm.c(), ws_cpu.data());
+    be().argsort_descending(values.g(), n, 1, perm.g(), ws_gpu.data());
     cpu_->count_nonfinite(values.c(), n, counter.c());
     be().count_nonfinite(values.g(), n, counter.g());
     expect_same(perm, "argsort_descending n=" + std::to_string(n));
     expect_same(counter, "count_nonfinite n=" + std::to_string(n));
   }
+}
+
+/// The batched helpers of SOAP's eigenbasis refresh, bit for bit: column_dots (both backends sum
+/// each column in row order with one rounding per operation), argsort over segments full of
+/// ties, ±0 and NaNs, and the permutations over listed items, more than one launch carries, each
+/// with its own permutation.
+TEST_F(BitwiseGpu, BatchedRefreshHelpers) {
+  SCOPED_TRACE(trace());
+  const std::int64_t d = pick(1, 90);
+  const std::int64_t count = pick(2, 40);
+  const auto dd = static_cast<std::size_t>(d * d);
+  const auto dc = static_cast<std::size_t>(d * count);
+  std::vector<float> a_host = hard(dd * static_cast<std::size_t>(count), false);
+  a_host[static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(a_host.size()) - 1))] = kNan;
+  const auto a = twin(a_host);
+  const auto b = twin(hard(dd * static_cast<std::size_t>(count), false));
+  auto dots = zeros<float>(dc);
+  std::vector<float> v = hard(dc);
+  for (std::size_t i = 0; i < dc; i += 3) v[i] = static_cast<float>(pick(-2, 2));
+  for (std::size_t i = 1; i < dc; i += 11) v[i] = -kNan;
+  const auto values = twin(v);
+  auto perm = zeros<int>(dc);
+  Buffer ws_cpu = cpu_->allocate(cpu_->argsort_workspace_bytes(d, count));
+  Buffer ws_gpu = be().allocate(be().argsort_workspace_bytes(d, count));
+
+  const std::int64_t k = pick(33, 70);
+  const std::int64_t rows = pick(1, 40);
+  const std::int64_t cols = pick(1, 40);
+  const auto uk = static_cast<std::size_t>(k);
+  const auto size = static_cast<std::size_t>(rows * cols);
+  std::vector<Twin<float>> inputs;
+  for (std::size_t i = 0; i < uk; ++i) inputs.push_back(twin(hard(size)));
+  std::vector<int> row_perms, col_perms;
+  for (std::size_t i = 0; i < uk; ++i) {
+    std::vector<int> r(static_cast<std::size_t>(rows)), c(static_cast<std::size_t>(cols));
+    std::iota(r.begin(), r.end(), 0);
+    std::iota(c.begin(), c.end(), 0);
+    std::shuffle(r.begin(), r.end(), rng_);
+    std::shuffle(c.begin(), c.end(), rng_);
+    row_perms.insert(row_perms.end(), r.begin(), r.end());
+    col_perms.insert(col_perms.end(), c.begin(), c.end());
+  }
+  const auto pr = twin(row_perms);
+  const auto pc = twin(col_perms);
+  auto by_rows = zeros<float>(size * uk);
+  auto by_cols = zeros<float>(size * uk);
+
+  for (Backend* bk : {cpu_.get(), &be()}) {
+    const bool gp = bk != cpu_.get();
+    auto at = [gp](const auto& t) { return gp ? t.g() : t.c(); };
+    std::vector<const float*> list(uk);
+    for (std::size_t i = 0; i < uk; ++i) list[i] = at(inputs[i]);
+    const Items<const float> in(list.data(), list.size());
+    bk->column_dots(at(a), at(b), d, count, at(dots));
+    bk->argsort_descending(at(values), d, count, at(perm), gp ? ws_gpu.data() : ws_cpu.data());
+    bk->permute_rows(in, rows, cols, at(pr), back_to_back(at(by_rows), k, rows * cols));
+    bk->permute_columns(in, rows, cols, at(pc), back_to_back(at(by_cols), k, rows * cols));
+  }
+  const std::string shape = " d=" + std::to_string(d) + " count=" + std::to_string(count);
+  expect_same(dots, "column_dots" + shape);
+  expect_same(perm, "argsort_descending" + shape);
+  expect_same(by_rows, "permute_rows over " + std::to_string(k) + " listed items");
+  expect_same(by_cols, "permute_columns over " + std::to_string(k) + " listed items");
 }
 
 /// Batched operations over listed arrays (each item its own allocation), more items than one

@@ -169,19 +169,24 @@ TEST_F(CudaBackendGpu, CountNonfiniteAccumulates) {
 TEST_F(CudaBackendGpu, ColumnDots) {
   SCOPED_TRACE(trace());
   for (const std::int64_t n : {std::int64_t{1}, pick(2, 100), std::int64_t{300}}) {
-    const std::vector<float> a = uniform(static_cast<std::size_t>(n * n));
-    const std::vector<float> b = uniform(static_cast<std::size_t>(n * n));
+    const std::int64_t count = pick(1, 5);
+    const std::vector<float> a = uniform(static_cast<std::size_t>(n * n * count));
+    const std::vector<float> b = uniform(static_cast<std::size_t>(n * n * count));
     Buffer da = put(a);
     Buffer db = put(b);
-    Buffer out = be().allocate(static_cast<std::size_t>(n) * 4);
-    be().column_dots(da.as<float>(), db.as<float>(), n, out.as<float>());
-    std::vector<double> want(static_cast<std::size_t>(n));
-    for (std::int64_t r = 0; r < n; ++r) {
-      for (std::int64_t j = 0; j < n; ++j) {
-        want[j] += static_cast<double>(a[r * n + j]) * b[r * n + j];
+    Buffer out = be().allocate(static_cast<std::size_t>(n * count) * 4);
+    be().column_dots(da.as<float>(), db.as<float>(), n, count, out.as<float>());
+    std::vector<double> want(static_cast<std::size_t>(n * count));
+    for (std::int64_t i = 0; i < count; ++i) {
+      for (std::int64_t r = 0; r < n; ++r) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::int64_t at = (i * n + r) * n + j;
+          want[i * n + j] += static_cast<double>(a[at]) * b[at];
+        }
       }
     }
-    expect_close(get<float>(out, n), want, 1e-5, 1e-5, "column_dots n=" + std::to_string(n));
+    expect_close(get<float>(out, static_cast<std::size_t>(n * count)), want, 1e-5, 1e-5,
+                 "column_dots n=" + std::to_string(n) + " count=" + std::to_string(count));
   }
 }
 
@@ -493,13 +498,75 @@ TEST_F(CudaBackendGpu, ArgsortDescendingIsStableOnTies) {
     }
     Buffer dv = put(v);
     Buffer perm = be().allocate(v.size() * sizeof(int));
-    Buffer ws = be().allocate(be().argsort_workspace_bytes(n));
-    be().argsort_descending(dv.as<float>(), n, perm.as<int>(), ws.data());
+    Buffer ws = be().allocate(be().argsort_workspace_bytes(n, 1));
+    be().argsort_descending(dv.as<float>(), n, 1, perm.as<int>(), ws.data());
     std::vector<int> want(v.size());
     std::iota(want.begin(), want.end(), 0);
     std::stable_sort(want.begin(), want.end(), [&](int a, int b) { return v[a] > v[b]; });
     EXPECT_EQ(get<int>(perm, v.size()), want) << "n=" << n;
   }
+}
+
+TEST_F(CudaBackendGpu, ArgsortDescendingSortsEachSegmentStably) {
+  SCOPED_TRACE(trace());
+  const float choices[] = {-1.0f, 0.0f, -0.0f, 0.5f, 2.0f, 2.0f};
+  // Up to 300 segments: the segment index takes 9 key bits above the value's 32.
+  for (const std::int64_t count : {std::int64_t{2}, pick(3, 40), pick(200, 300)}) {
+    const std::int64_t n = pick(1, 500);
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<float> v(un * static_cast<std::size_t>(count));
+    for (float& x : v) x = choices[pick(0, 5)];
+    Buffer dv = put(v);
+    Buffer perm = be().allocate(v.size() * sizeof(int));
+    Buffer ws = be().allocate(be().argsort_workspace_bytes(n, count));
+    be().argsort_descending(dv.as<float>(), n, count, perm.as<int>(), ws.data());
+    const std::vector<int> got = get<int>(perm, v.size());
+    for (std::int64_t i = 0; i < count; ++i) {
+      const float* seg = v.data() + i * n;
+      std::vector<int> want(un);
+      std::iota(want.begin(), want.end(), 0);
+      std::stable_sort(want.begin(), want.end(), [seg](int a, int b) { return seg[a] > seg[b]; });
+      ASSERT_EQ(std::vector<int>(got.begin() + i * n, got.begin() + (i + 1) * n), want)
+          << "n=" << n << " count=" << count << " segment " << i;
+    }
+  }
+}
+
+TEST_F(CudaBackendGpu, PermuteRowsAndColumnsOfBackToBackItems) {
+  SCOPED_TRACE(trace());
+  const std::int64_t count = pick(2, 70);
+  const std::int64_t d = pick(1, 50);
+  const auto size = static_cast<std::size_t>(d * d);
+  const std::vector<float> a = uniform(size * static_cast<std::size_t>(count));
+  std::vector<int> perms;
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::vector<int> p(static_cast<std::size_t>(d));
+    std::iota(p.begin(), p.end(), 0);
+    std::shuffle(p.begin(), p.end(), rng_);
+    perms.insert(perms.end(), p.begin(), p.end());
+  }
+  Buffer da = put(a);
+  Buffer dp = put(perms);
+  Buffer by_rows = be().allocate(a.size() * 4);
+  Buffer by_cols = be().allocate(a.size() * 4);
+  be().permute_rows(back_to_back(da.as<const float>(), count, d * d), d, d, dp.as<int>(),
+                    back_to_back(by_rows.as<float>(), count, d * d));
+  be().permute_columns(back_to_back(da.as<const float>(), count, d * d), d, d, dp.as<int>(),
+                       back_to_back(by_cols.as<float>(), count, d * d));
+  std::vector<float> want_rows(a.size());
+  std::vector<float> want_cols(a.size());
+  for (std::int64_t i = 0; i < count; ++i) {
+    const float* item = a.data() + i * d * d;
+    const int* p = perms.data() + i * d;
+    for (std::int64_t r = 0; r < d; ++r) {
+      for (std::int64_t c = 0; c < d; ++c) {
+        want_rows[(i * d + r) * d + c] = item[p[r] * d + c];
+        want_cols[(i * d + r) * d + c] = item[r * d + p[c]];
+      }
+    }
+  }
+  EXPECT_EQ(get<float>(by_rows, a.size()), want_rows) << "count " << count << ", d " << d;
+  EXPECT_EQ(get<float>(by_cols, a.size()), want_cols) << "count " << count << ", d " << d;
 }
 
 TEST_F(CudaBackendGpu, PermuteRowsAndColumns) {
@@ -540,7 +607,10 @@ TEST_F(CudaBackendGpu, EmptyOperationsAreNoOps) {
   be().axpby(nullptr, nullptr, ElementType::kFloat32, 0, 1.0f, 1.0f);
   be().apply_update(nullptr, nullptr, ElementType::kFloat32, 0, 1, 0.1f, 0.1f, 1.0f,
                     DecayOrder::kBeforeUpdate, nullptr, nullptr);
-  be().argsort_descending(nullptr, 0, nullptr, nullptr);
+  be().argsort_descending(nullptr, 0, 1, nullptr, nullptr);
+  be().argsort_descending(nullptr, 5, 0, nullptr, nullptr);
+  be().column_dots(nullptr, nullptr, 0, 3, nullptr);
+  be().column_dots(nullptr, nullptr, 4, 0, nullptr);
   be().eigh(0, 1, nullptr, nullptr, nullptr);
   be().orthonormalize(0, 0, nullptr, nullptr);
   GemmArgs empty;
@@ -699,7 +769,7 @@ TEST_F(CudaBackendGpu, MatchesCpuBackend) {
     Buffer dw = backend.allocate(static_cast<std::size_t>(n) * 4);
     Buffer perm = backend.allocate(static_cast<std::size_t>(n) * 4);
     Buffer ews = backend.allocate(backend.eigh_workspace_bytes(n, 1));
-    Buffer sws = backend.allocate(backend.argsort_workspace_bytes(n));
+    Buffer sws = backend.allocate(backend.argsort_workspace_bytes(n, 1));
     GemmArgs args;
     args.trans_b = Trans::kYes;
     args.m = m;
@@ -716,7 +786,7 @@ TEST_F(CudaBackendGpu, MatchesCpuBackend) {
     backend.adamw_step(dp.as<float>(), dc.as<float>(), dm.as<float>(), dv.as<float>(), m * n, 1e-2f,
                        0.9f, 0.99f, 1e-8f, 0.1f, 0.1f, 0.01f);
     backend.eigh(n, 1, dsym.as<float>(), dw.as<float>(), ews.data());
-    backend.argsort_descending(dw.as<float>(), n, perm.as<int>(), sws.data());
+    backend.argsort_descending(dw.as<float>(), n, 1, perm.as<int>(), sws.data());
     Results r;
     r.c = download(dc, a.size());
     r.ss = download(dss, 1);

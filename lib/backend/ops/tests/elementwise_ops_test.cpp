@@ -156,11 +156,48 @@ TEST(NumericsTest, DescendingSortKeysGiveTheStableDescendingPermutation) {
   const std::vector<float> v{1.0f, kNan, 3.0f, -0.0f, 3.0f, 0.0f, -kNan, kInf};
   std::vector<std::uint32_t> keys(v.size());
   std::vector<int> perm(v.size());
-  for_each(static_cast<std::int64_t>(v.size()),
-           DescendingSortKeys{v.data(), keys.data(), perm.data()});
+  const auto n = static_cast<std::int64_t>(v.size());
+  for_each(n, DescendingSortKeys{v.data(), keys.data(), perm.data(), n});
   EXPECT_EQ(perm, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
   std::stable_sort(perm.begin(), perm.end(), [&](int l, int r) { return keys[l] < keys[r]; });
   EXPECT_EQ(perm, (std::vector<int>{7, 2, 4, 0, 3, 5, 1, 6}));
+
+  // Segments of 3: every segment's indices count from 0 (they index within the segment).
+  for_each(6, DescendingSortKeys{v.data(), keys.data(), perm.data(), 3});
+  EXPECT_EQ(std::vector<int>(perm.begin(), perm.begin() + 6), (std::vector<int>{0, 1, 2, 0, 1, 2}));
+  EXPECT_EQ(keys[3], descending_sort_key(v[3]));
+}
+
+// The cuda backend sorts all segments at once by segment-prefixed keys; the cpu backend sorts
+// each segment by its own keys. Both are stable sorts, so the permutations must be the same.
+TEST(NumericsTest, SegmentedSortKeysGiveEachSegmentsOwnStablePermutation) {
+  SCOPED_TRACE(seed_trace());
+  auto rng = make_rng(13);
+  constexpr std::int64_t kLen = 29, kCount = 7;
+  const float choices[] = {1.0f, 0.0f, -0.0f, -3.0f, kNan, -kNan, kInf, 0.5f};
+  std::uniform_int_distribution<int> pick(0, 7);
+  std::vector<float> v(kLen * kCount);
+  for (float& x : v) x = choices[pick(rng)];
+  // One sort over everything, as the GPU does it.
+  std::vector<std::uint64_t> keys64(v.size());
+  std::vector<int> index(v.size());
+  for_each(kLen * kCount, SegmentedDescendingSortKeys{v.data(), keys64.data(), index.data(), kLen});
+  std::vector<std::size_t> order(v.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t l, std::size_t r) { return keys64[l] < keys64[r]; });
+  std::vector<int> together(v.size());
+  for (std::size_t at = 0; at < order.size(); ++at) together[at] = index[order[at]];
+  // One sort per segment, as the cpu backend does it.
+  std::vector<std::uint32_t> keys(v.size());
+  std::vector<int> separate(v.size());
+  for_each(kLen * kCount, DescendingSortKeys{v.data(), keys.data(), separate.data(), kLen});
+  for (std::int64_t i = 0; i < kCount; ++i) {
+    const std::uint32_t* seg = keys.data() + i * kLen;
+    std::stable_sort(separate.begin() + i * kLen, separate.begin() + (i + 1) * kLen,
+                     [seg](int l, int r) { return seg[l] < seg[r]; });
+  }
+  EXPECT_EQ(together, separate);
 }
 
 // ---- conversion -----------------------------------------------------------------------------
@@ -388,6 +425,43 @@ TEST(ElementwiseOpsTest, SquareAndNonfiniteFlagTerms) {
   int bad = 0;
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(x.size()); ++i) bad += flag(i);
   EXPECT_EQ(bad, 3);
+}
+
+// The cuda backend's column functor and the cpu backend's row functor run the same dot_steps
+// in the same order per column, so they agree bit for bit; both are a sequential fp32 dot
+// product, within γ(n)·Σ|a·b| of the exact sum. NaN and Inf terms propagate alike.
+TEST(ElementwiseOpsTest, ColumnDotsByColumnsAndByRowsAgreeBitwise) {
+  SCOPED_TRACE(seed_trace());
+  auto rng = make_rng(12);
+  constexpr std::int64_t kD = 37, kCount = 3;
+  std::vector<float> a = uniform(rng, kD * kD * kCount, -2, 2);
+  const std::vector<float> b = uniform(rng, kD * kD * kCount, -2, 2);
+  a[5 * kD + 4] = kNan;            // item 0, column 4
+  a[kD * kD + 2 * kD + 6] = kInf;  // item 1, column 6
+  a[2 * kD * kD + 1] = 0x1p-140f;  // a subnormal product
+  std::vector<float> by_columns(kD * kCount, -1.0f);
+  std::vector<float> by_rows(kD * kCount, 0.0f);
+  for_each(kD * kCount, ColumnDots{a.data(), b.data(), kD, by_columns.data()});
+  for_each_row(kD * kCount, kD, ColumnDotsByRows{a.data(), b.data(), kD, by_rows.data()});
+  for (std::int64_t k = 0; k < kD * kCount; ++k) {
+    const float got = by_columns[static_cast<std::size_t>(k)];
+    const float row_order = by_rows[static_cast<std::size_t>(k)];
+    ASSERT_TRUE(bits_of(got) == bits_of(row_order) || (std::isnan(got) && std::isnan(row_order)))
+        << "k " << k << ": " << got << " vs " << row_order;
+    const std::int64_t item = k / kD, j = k % kD;
+    double exact = 0.0, magnitude = 0.0;
+    for (std::int64_t r = 0; r < kD; ++r) {
+      const auto at = static_cast<std::size_t>(item * kD * kD + r * kD + j);
+      exact += d(a[at]) * d(b[at]);
+      magnitude += std::fabs(d(a[at]) * d(b[at]));
+    }
+    if (!std::isfinite(exact)) {
+      EXPECT_EQ(std::isnan(got), std::isnan(exact)) << "k " << k;
+      continue;
+    }
+    // n products and n − 1 sums on the longest path: c = n + 1.
+    EXPECT_NEAR_BOUND(got, exact, (kD + 1) * kU * magnitude);
+  }
 }
 
 TEST(ElementwiseOpsTest, CountFlagsAddsFlaggedElementsToTheCounter) {

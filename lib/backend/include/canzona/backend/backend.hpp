@@ -23,8 +23,8 @@
 //    arrays were allocated one by one. Every Items operand of one call has the same count.
 //  - Element-wise arithmetic is fp32 with one rounding per operation (never fused into an FMA),
 //    written once in lib/backend/ops/ and run by both backends, so the cpu and cuda backends give
-//    the same bits for every element-wise operation; reductions, GEMMs and solvers agree to
-//    rounding (their summation orders differ).
+//    the same bits for every element-wise operation and for column_dots; the other reductions,
+//    GEMMs and solvers agree to rounding (their summation orders differ).
 #pragma once
 
 #include "canzona/backend/items.hpp"
@@ -226,10 +226,13 @@ class Backend {
     count_batch("count_nonfinite", {x.count()});
     do_count_nonfinite(x, n, counter);
   }
-  /// out[j] = Σ_r a[r·n + j]·b[r·n + j] for n×n fp32 matrices: diag(aᵀ·b).
-  void column_dots(const float* a, const float* b, std::int64_t n, float* out) {
+  /// out_i[j] = Σ_r a_i[r·n + j]·b_i[r·n + j], i.e. diag(a_iᵀ·b_i), for `count` pairs of n×n
+  /// fp32 matrices back to back (a_i = a + i·n², likewise b_i; out_i = out + i·n). Each sum runs
+  /// over r in order from +0 with one rounding per product and per sum (ops::ColumnDots), so
+  /// the cpu and cuda backends give the same bits.
+  void column_dots(const float* a, const float* b, std::int64_t n, std::int64_t count, float* out) {
     ++counts_.operations;
-    do_column_dots(a, b, n, out);
+    do_column_dots(a, b, n, count, out);
   }
 
   // ---- fused element-wise kernels -----------------------------------------------------------
@@ -332,24 +335,30 @@ class Backend {
     ++counts_.operations;
     do_reverse_columns(a, n, count);
   }
-  /// perm ← indices that sort `values` (n entries) in DESCENDING order, ties by lower index
-  /// (−0 ties with +0), every NaN last (in index order). `workspace` has
-  /// argsort_workspace_bytes(n) bytes.
-  void argsort_descending(const float* values, std::int64_t n, int* perm, void* workspace) {
+  /// perm_i ← indices (0 … n−1) that sort values_i in DESCENDING order, for `count` segments
+  /// of n values back to back (values_i = values + i·n, perm_i = perm + i·n); ties by lower
+  /// index (−0 ties with +0), every NaN last (in index order). `workspace` has
+  /// argsort_workspace_bytes(n, count) bytes.
+  void argsort_descending(const float* values, std::int64_t n, std::int64_t count, int* perm,
+                          void* workspace) {
     ++counts_.operations;
-    do_argsort_descending(values, n, perm, workspace);
+    do_argsort_descending(values, n, count, perm, workspace);
   }
-  std::size_t argsort_workspace_bytes(std::int64_t n) { return do_argsort_workspace_bytes(n); }
-  /// out[r, j] = a[r, perm[j]] for a rows×cols matrix (out must not alias a).
-  void permute_columns(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                       float* out) {
-    ++counts_.operations;
+  std::size_t argsort_workspace_bytes(std::int64_t n, std::int64_t count) {
+    return do_argsort_workspace_bytes(n, count);
+  }
+  /// out_i[r, j] = a_i[r, perm_i[j]] for each item's rows×cols matrix, perm_i = perm + i·cols
+  /// (the permutations back to back; out must not alias a).
+  void permute_columns(Items<const float> a, std::int64_t rows, std::int64_t cols, const int* perm,
+                       Items<float> out) {
+    count_batch("permute_columns", {a.count(), out.count()});
     do_permute_columns(a, rows, cols, perm, out);
   }
-  /// out[r, :] = a[perm[r], :] for a rows×cols matrix (out must not alias a).
-  void permute_rows(const float* a, std::int64_t rows, std::int64_t cols, const int* perm,
-                    float* out) {
-    ++counts_.operations;
+  /// out_i[r, :] = a_i[perm_i[r], :] for each item's rows×cols matrix, perm_i = perm + i·rows
+  /// (the permutations back to back; out must not alias a).
+  void permute_rows(Items<const float> a, std::int64_t rows, std::int64_t cols, const int* perm,
+                    Items<float> out) {
+    count_batch("permute_rows", {a.count(), out.count()});
     do_permute_rows(a, rows, cols, perm, out);
   }
 
@@ -378,7 +387,8 @@ class Backend {
   virtual void do_sum_squares(const void* x, ElementType type, std::int64_t n, std::int64_t count,
                               float* out) = 0;
   virtual void do_count_nonfinite(Items<const float> x, std::int64_t n, int* counter) = 0;
-  virtual void do_column_dots(const float* a, const float* b, std::int64_t n, float* out) = 0;
+  virtual void do_column_dots(const float* a, const float* b, std::int64_t n, std::int64_t count,
+                              float* out) = 0;
   virtual void do_muon_momentum(Items<float> buf, Items<const float> g, Items<void> out,
                                 ElementType out_type, std::int64_t n, float mu, bool nesterov) = 0;
   virtual void do_normalize(void* x, ElementType type, std::int64_t n, std::int64_t count,
@@ -402,13 +412,13 @@ class Backend {
   virtual void do_scale_columns_pow(const float* q, const float* w, float* out, std::int64_t n,
                                     std::int64_t count, float eps, float exponent) = 0;
   virtual void do_reverse_columns(float* a, std::int64_t n, std::int64_t count) = 0;
-  virtual void do_argsort_descending(const float* values, std::int64_t n, int* perm,
-                                     void* workspace) = 0;
-  virtual std::size_t do_argsort_workspace_bytes(std::int64_t n) = 0;
-  virtual void do_permute_columns(const float* a, std::int64_t rows, std::int64_t cols,
-                                  const int* perm, float* out) = 0;
-  virtual void do_permute_rows(const float* a, std::int64_t rows, std::int64_t cols,
-                               const int* perm, float* out) = 0;
+  virtual void do_argsort_descending(const float* values, std::int64_t n, std::int64_t count,
+                                     int* perm, void* workspace) = 0;
+  virtual std::size_t do_argsort_workspace_bytes(std::int64_t n, std::int64_t count) = 0;
+  virtual void do_permute_columns(Items<const float> a, std::int64_t rows, std::int64_t cols,
+                                  const int* perm, Items<float> out) = 0;
+  virtual void do_permute_rows(Items<const float> a, std::int64_t rows, std::int64_t cols,
+                               const int* perm, Items<float> out) = 0;
 
  private:
   /// Counts one operation on `count` items; canzona::Error when the operands' counts differ.
