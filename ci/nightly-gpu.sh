@@ -6,8 +6,10 @@
 # with CANZONA_REQUIRE_GPU=1 in dependency order, compute-sanitizer, cpu vs cuda steps, host
 # syncs inside a step), gate the nightly preset with `canzona-bench ab` (the base build, last
 # green night's commit, measured side by side with this one), gate the kernels suite against
-# results/accepted/<device-kind>/, and leave reports, tables and figures in an artifacts folder.
-# Exit 1 on a regression or a failed test.
+# results/accepted/<device-kind>/, keep the night's run in a history folder and judge the slow
+# drift across the last nights (`canzona-bench drift`), and leave reports, tables and figures in
+# an artifacts folder. Exit 1 on a regression or a failed test (and on a drift with
+# --fail-on-drift).
 usage() {
   cat <<'USAGE'
 usage: ci/nightly-gpu.sh [options]
@@ -26,6 +28,13 @@ report gpu-check.md) and the multi_gpu tests, then gates:
   kernels.json   canzona_bench_kernels with --benchmark_repetitions (every Qwen3 matrix shape),
                  gated against results/accepted/<device-kind>/kernels.json (canzona-bench
                  compare: kernel rows spread 0.05-1 % on an H200, where its U test holds)
+  drift.md       canzona-bench drift --history HISTORY: nightly.json is kept in the history
+                 folder (--history, one <date>-<commit>.json a night), and every row's trend over
+                 the last 14 nights (Theil-Sen slope with Sen's interval, Holm over the rows) is
+                 judged; a DRIFT row (slower than +3 % over the window) is reported in the
+                 summary and fails the night only with --fail-on-drift. Fewer than 3 nights: it
+                 says so and waits. plots/history.png: canzona-bench plot --history, the rows
+                 moving most.
 The first night of a device kind has no accepted run: the script says so, passes, and leaves the
 run as candidate-<name>.json to promote after review:
   canzona-bench promote ARTIFACTS/candidate-<name>.json --to results/accepted/<device-kind>/
@@ -41,6 +50,11 @@ options:
   --last-green FILE      where the commit of the last green night is kept (default:
                          ARTIFACTS/../last-green-commit); written after a green night
   --ab-arg ARG           pass ARG to canzona-bench ab (repeatable), e.g. --ab-arg=--pairs=8
+  --history DIR          the nightly runs across nights, kept for drift and plot --history
+                         (default: ARTIFACTS/../history); with --compare-only, a nightly.json
+                         given there joins it only when --history is given
+  --fail-on-drift        a DRIFT row fails the night (exit 1); without it drift is reported only
+  --drift-arg ARG        pass ARG to canzona-bench drift (repeatable), e.g. --drift-arg=--last=28
   --skip-build           use the existing build in BUILD_DIR
   --bundle DIR           offline: an unpacked GPU bundle (ci/gpu-bundle.sh) instead of a build;
                          nothing is built or installed, its first-contact.sh is the GPU check
@@ -58,13 +72,16 @@ environment:
 artifacts:
   ab.md / ab.json        the gate of the nightly preset: every row with its interval, every pair
   <name>.json            the run            compare-<name>.md / .json   compare's report
+  drift.md / drift.json  drift over the last nights of the history, every row with its interval
+  plots/history.png      the trend of the rows moving most across the history
   table-<name>.md        the run's table    plots/                      figures of the runs
   report-<name>/         report.md and report.html: provenance, tables and figures of the run
   candidate-<name>.json  a run with no accepted run yet      gpu-check/report.md, tests.log
   summary.md
 
-exit codes: 0 no regression, 1 a regression (SLOWER / MISSING) or a failed test or benchmark,
-2 bad usage or a run that cannot be compared (wrong device kind, debug build)
+exit codes: 0 no regression, 1 a regression (SLOWER / MISSING), a failed test or benchmark, or a
+DRIFT row with --fail-on-drift, 2 bad usage or a run that cannot be compared (wrong device kind,
+debug build)
 USAGE
 }
 
@@ -80,6 +97,9 @@ base=""
 base_rev=""
 last_green=""
 ab_args=()
+history=""
+fail_on_drift=0
+drift_args=()
 while [ "$#" -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
@@ -93,6 +113,10 @@ while [ "$#" -gt 0 ]; do
     --last-green) last_green="${2:?--last-green needs a file}"; shift 2 ;;
     --ab-arg=*) ab_args+=("${1#--ab-arg=}"); shift ;;
     --ab-arg) ab_args+=("${2:?--ab-arg needs an argument}"); shift 2 ;;
+    --history) history="${2:?--history needs a folder}"; shift 2 ;;
+    --fail-on-drift) fail_on_drift=1; shift ;;
+    --drift-arg=*) drift_args+=("${1#--drift-arg=}"); shift ;;
+    --drift-arg) drift_args+=("${2:?--drift-arg needs an argument}"); shift 2 ;;
     --bundle)
       bundle="${2:-}"
       [ -f "${bundle}/env.sh" ] && [ -x "${bundle}/bin/canzona-bench" ] ||
@@ -122,6 +146,10 @@ fi
 bench="${CANZONA_BENCH:-${bin_dir}/canzona-bench}"
 mkdir -p "${artifacts}/plots"
 last_green="${last_green:-$(cd "${artifacts}/.." && pwd)/last-green-commit}"
+# With --compare-only the runs are someone's files: they join a history only when asked to.
+keep_history=1
+if [ "${#compare_only[@]}" -gt 0 ] && [ -z "${history}" ]; then keep_history=0; fi
+history="${history:-$(cd "${artifacts}/.." && pwd)/history}"
 summary="${artifacts}/summary.md"
 : > "${summary}"
 failures=0
@@ -129,9 +157,59 @@ regressions=0
 
 note() { log "$*"; printf -- '- %s\n' "$*" >> "${summary}"; }
 
+# A string value of a run's context (the first occurrence of the key in the file), or "".
+context_of() {
+  grep -o "\"$2\": *\"[^\"]*\"" "$1" | head -n1 | sed 's/.*"\([^"]*\)"$/\1/' || true
+}
+
 # The device kind a run was measured on (its context says it; a canzona suite always writes it).
-device_kind_of() {
-  grep -o '"device_kind": *"[^"]*"' "$1" | head -n1 | sed 's/.*"\([^"]*\)"$/\1/' || true
+device_kind_of() { context_of "$1" device_kind; }
+
+# Tonight's nightly run joins the history as <date>-<commit>.json (a rerun of the same night and
+# commit replaces it).
+keep_night() {
+  local run="$1" day sha
+  day="$(context_of "${run}" date | cut -c1-10 | tr -c '0-9-\n' '_')"
+  sha="$(context_of "${run}" canzona_git_sha | tr -c 'A-Za-z0-9.\n-' '_')"
+  mkdir -p "${history}"
+  cp "${run}" "${history}/${day:-$(date -u +%F)}-${sha:-unknown}.json"
+  note "nightly.json kept in the history as ${history}/${day:-$(date -u +%F)}-${sha:-unknown}.json"
+}
+
+# The slow drift over the last nights of the history, and the trend of the rows moving most. A
+# DRIFT row is reported; it fails the night only with --fail-on-drift. A history too short (or
+# that drift cannot read) is said and does not fail the night: it is not tonight's build.
+judge_drift() {
+  local rc=0 drifting names filter
+  log "canzona-bench drift --history ${history}"
+  "${bench}" drift --history "${history}" "${drift_args[@]}" --out "${artifacts}/drift.json" \
+    --markdown "${artifacts}/drift.md" > /dev/null 2> "${artifacts}/drift.log" || rc=$?
+  case "${rc}" in
+    0) note "drift over the last nights of ${history}: no row drifting (drift.md)" ;;
+    1) drifting="$(grep -c '\*\*DRIFT\*\*' "${artifacts}/drift.md" || true)"
+       if [ "${fail_on_drift}" -eq 1 ]; then
+         regressions=$((regressions + 1))
+         note "drift: ${drifting} row(s) DRIFT over the last nights of ${history} (drift.md); --fail-on-drift fails the night"
+       else
+         note "drift: ${drifting} row(s) DRIFT over the last nights of ${history} (drift.md; reported, not gated: --fail-on-drift gates it)"
+       fi ;;
+    *) cat "${artifacts}/drift.log" >&2
+       note "drift did not judge ${history} (exit ${rc}): $(head -n1 "${artifacts}/drift.log")"
+       return 0 ;;
+  esac
+  cat "${artifacts}/drift.md"
+  # Every DRIFT and IMPROVED row with its interval, in the summary.
+  grep -E '^\| `.*\*\*(DRIFT|IMPROVED)\*\*' "${artifacts}/drift.md" |
+    sed 's/^/  /' >> "${summary}" || true
+  # The trend of the rows moving most (the report lists them first): their names, escaped, are
+  # the filter of plot --history.
+  # shellcheck disable=SC2016  # the backticks are Markdown's, not a command substitution
+  names="$(sed -n 's/^| `\([^`]*\)` | .*\*\*\(DRIFT\|IMPROVED\|STABLE\)\*\* |$/\1/p' \
+    "${artifacts}/drift.md" | head -n 6)"
+  [ -n "${names}" ] || return 0
+  filter="^($(printf '%s\n' "${names}" | sed 's/[][\\.*+?(){}|^$]/\\&/g' | paste -sd'|'))\$"
+  "${bench}" plot --history "${history}" --filter "${filter}" --out "${artifacts}/plots" \
+    >/dev/null 2>&1 || note "no history figure (needs python3-matplotlib)"
 }
 
 # Compares one run with its accepted run (or keeps it as the candidate), then publishes it. With
@@ -280,15 +358,23 @@ else
 fi
 
 bad=0
+night=""
 for run in "${runs[@]}"; do
   if ! "${bench}" validate "${run}"; then
     failures=$((failures + 1))
     note "${run}: failed rows or not a valid run (canzona-bench validate)"
+  elif [ "$(basename "${run}")" = "nightly.json" ]; then
+    night="${run}"
   fi
   mode=gate
   [ "$(basename "${run}")" = "nightly.json" ] && [ "${#compare_only[@]}" -eq 0 ] && mode=trend
   gate "${run}" "${mode}" || bad=1
 done
+
+if [ -n "${night}" ] && [ "${keep_history}" -eq 1 ]; then
+  keep_night "${night}"
+  judge_drift
+fi
 
 log "summary (${summary}):"
 cat "${summary}"

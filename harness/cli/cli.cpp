@@ -41,7 +41,7 @@ std::string unknown_flag(const CLI::App& command, const std::vector<std::string>
     }
     // An empty path (an unset variable in a script) would mean "standard output" or "here".
     const bool inline_value = arg.find('=') != std::string::npos;
-    if ((name == "--out" || name == "--to") &&
+    if ((name == "--out" || name == "--to" || name == "--markdown") &&
         (inline_value ? arg.size() == name.size() + 1
                       : i + 1 < args.size() && args[i + 1].empty())) {
       return fmt::format("{} {} needs a path, not an empty word (an unset variable?)",
@@ -84,6 +84,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   add(add_validate_command);
   add(add_ab_command);
   add(add_compare_command);
+  add(add_drift_command);
   add(add_table_command);
   add(add_plot_command);
   add(add_report_command);

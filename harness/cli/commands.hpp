@@ -18,6 +18,7 @@ CommandAction add_ab_command(CLI::App& app);
 CommandAction add_calibrate_command(CLI::App& app);
 CommandAction add_compare_command(CLI::App& app);
 CommandAction add_devices_command(CLI::App& app);
+CommandAction add_drift_command(CLI::App& app);
 CommandAction add_models_command(CLI::App& app);
 CommandAction add_plan_command(CLI::App& app);
 CommandAction add_plot_command(CLI::App& app);

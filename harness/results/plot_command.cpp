@@ -31,7 +31,6 @@
 #include <ostream>
 #include <random>
 #include <set>
-#include <tuple>
 #include <vector>
 
 namespace canzona::harness {
@@ -179,24 +178,15 @@ nlohmann::json history_row(const Run& run, const Series& s) {
 }
 
 nlohmann::json history_data(const PlotOptions& o) {
-  if (!fs::is_directory(o.history)) {
-    throw ConfigError(fmt::format("--history '{}' is not a folder of run JSON files", o.history));
-  }
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(o.history)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".json") {
-      files.push_back(entry.path());
-    }
-  }
-  if (files.size() < 2) {
+  const std::vector<Run> history = read_history(o.history, "--history");  // oldest first
+  if (history.size() < 2) {
     throw ConfigError(fmt::format("--history '{}' holds {} run file(s); a trend needs two",
-                                  o.history, files.size()));
+                                  o.history, history.size()));
   }
   const std::optional<bench::NamePattern> filter = name_filter(o.filter);
   nlohmann::json runs = nlohmann::json::array();
   std::set<std::string> names;
-  for (const fs::path& file : files) {
-    const Run run = read_run(file);
+  for (const Run& run : history) {
     require_canzona_provenance(run.context, run.source, o.allow_debug);
     nlohmann::json rows = nlohmann::json::object();
     for (const Series& s : run.series) {
@@ -205,7 +195,7 @@ nlohmann::json history_data(const PlotOptions& o) {
       rows[name] = history_row(run, s);
       names.insert(name);
     }
-    runs.push_back({{"file", file.filename().string()},
+    runs.push_back({{"file", fs::path(run.source).filename().string()},
                     {"date", run.context_or("date", "")},
                     {"git", run.context_or("canzona_git_sha", "?")},
                     {"rows", std::move(rows)}});
@@ -217,13 +207,6 @@ nlohmann::json history_data(const PlotOptions& o) {
         "--filter REGEX (e.g. '^OptimizerStep/muon/canzona/')",
         names.size(), kMaxHistoryLines));
   }
-  // Oldest first: Google Benchmark dates are ISO 8601, so they sort as strings.
-  std::sort(runs.begin(), runs.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-    return std::tie(a["date"].get_ref<const std::string&>(),
-                    a["file"].get_ref<const std::string&>()) <
-           std::tie(b["date"].get_ref<const std::string&>(),
-                    b["file"].get_ref<const std::string&>());
-  });
   return {{"kind", "history"}, {"folder", o.history}, {"runs", std::move(runs)}};
 }
 

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
+#include <tuple>
 
 namespace canzona::harness {
 namespace {
@@ -154,6 +156,54 @@ Run make_run(const bench::BenchmarkFile& file, const std::string& source) {
 
 Run read_run(const std::filesystem::path& path) {
   return make_run(bench::read_gbench_json(path), path.string());
+}
+
+std::vector<Run> read_history(const std::filesystem::path& folder, std::string_view flag) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(folder, ec)) {
+    throw ConfigError(fmt::format(
+        "{} '{}' does not exist: give the folder of nightly run files (ci/nightly-gpu.sh keeps "
+        "one, its --history: one <date>-<commit>.json a night)",
+        flag, folder.string()));
+  }
+  if (!fs::is_directory(folder, ec)) {
+    throw ConfigError(
+        fmt::format("{} '{}' is not a folder of run JSON files", flag, folder.string()));
+  }
+  // Entries that cannot be examined (a link loop, a dangling link) are not run files.
+  std::vector<fs::path> files;
+  fs::directory_iterator entries(folder, ec);
+  if (ec) {
+    throw ConfigError(
+        fmt::format("{} '{}' cannot be listed: {}", flag, folder.string(), ec.message()));
+  }
+  for (const fs::directory_entry& entry : entries) {
+    std::error_code kind;
+    if (entry.is_regular_file(kind) && entry.path().extension() == ".json") {
+      files.push_back(entry.path());
+    }
+  }
+  std::vector<Run> runs;
+  runs.reserve(files.size());
+  for (const fs::path& file : files) {
+    try {
+      runs.push_back(read_run(file));
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format(
+          "{} (every *.json file in {} '{}' is read as a run: repair this one or move it out)",
+          e.what(), flag, folder.string()));
+    }
+  }
+  // Oldest first: Google Benchmark dates are ISO 8601, so they sort as text.
+  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) {
+    const std::string a_date = a.context_or("date", "");
+    const std::string b_date = b.context_or("date", "");
+    const std::string a_file = std::filesystem::path(a.source).filename().string();
+    const std::string b_file = std::filesystem::path(b.source).filename().string();
+    return std::tie(a_date, a_file) < std::tie(b_date, b_file);
+  });
+  return runs;
 }
 
 bool is_release_build(const std::string& build_type) {

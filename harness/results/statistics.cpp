@@ -139,6 +139,67 @@ double kth_difference(const std::vector<double>& x, const std::vector<double>& y
   return from_order_key(low);
 }
 
+// Sen (1968, eq. 2.6): the variance of Kendall's S under no association, n(n − 1)(2n + 5) / 18,
+// less the same term of every group of t tied values, in x and in y.
+double kendall_s_variance(std::span<const double> x, std::span<const double> y) {
+  const auto tie_term = [](std::span<const double> values) {
+    std::vector<double> sorted(values.begin(), values.end());
+    std::sort(sorted.begin(), sorted.end());
+    double term = 0.0;
+    for (std::size_t begin = 0; begin < sorted.size();) {
+      std::size_t end = begin + 1;
+      while (end < sorted.size() && sorted[end] == sorted[begin]) ++end;
+      const double t = static_cast<double>(end - begin);
+      term += t * (t - 1.0) * (2.0 * t + 5.0);
+      begin = end;
+    }
+    return term;
+  };
+  const double n = static_cast<double>(x.size());
+  return (n * (n - 1.0) * (2.0 * n + 5.0) - tie_term(x) - tie_term(y)) / 18.0;
+}
+
+// The slopes between every two points with different x, ascending, and σ_S.
+struct PairwiseSlopes {
+  std::vector<double> sorted;
+  double s_stddev = 0;
+};
+
+PairwiseSlopes pairwise_slopes(std::span<const double> x, std::span<const double> y) {
+  CANZONA_CHECK(x.size() == y.size(), "a slope needs as many y values as x values");
+  PairwiseSlopes p;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    for (std::size_t j = i + 1; j < x.size(); ++j) {
+      if (x[i] != x[j]) p.sorted.push_back((y[j] - y[i]) / (x[j] - x[i]));
+    }
+  }
+  CANZONA_CHECK(!p.sorted.empty(), "a Theil-Sen slope needs two points with different x");
+  std::sort(p.sorted.begin(), p.sorted.end());
+  p.s_stddev = std::sqrt(std::max(0.0, kendall_s_variance(x, y)));
+  return p;
+}
+
+// The rank (from 1) of the order statistic that is a one-sided bound with error `tail`:
+// ⌊(N − z σ_S) / 2 + 1/2⌋ with z the 1 − tail normal quantile, 0 when there is none.
+std::size_t bound_rank(const PairwiseSlopes& p, double tail) {
+  CANZONA_CHECK(tail > 0 && tail <= 0.5, "the error of a slope bound must lie in (0, 1/2]");
+  const boost::math::normal_distribution<double> standard_normal;
+  const double z = boost::math::quantile(boost::math::complement(standard_normal, tail));
+  const double n = static_cast<double>(p.sorted.size());
+  const double k = std::floor((n - z * p.s_stddev) / 2.0 + 0.5);
+  return static_cast<std::size_t>(std::clamp(k, 0.0, n));
+}
+
+// Φ̄((N − 2c − 1) / σ_S): the p-value dual to bound_rank for c slopes on the null side. Without
+// spread (σ_S = 0: every y tied) the slopes are all equal and the answer is 0 or 1.
+double slope_p_value(const PairwiseSlopes& p, std::size_t null_side) {
+  const double margin =
+      static_cast<double>(p.sorted.size()) - 2.0 * static_cast<double>(null_side) - 1.0;
+  if (p.s_stddev == 0) return margin > 0 ? 0.0 : 1.0;
+  const boost::math::normal_distribution<double> standard_normal;
+  return boost::math::cdf(boost::math::complement(standard_normal, margin / p.s_stddev));
+}
+
 }  // namespace
 
 double median(std::span<const double> values) {
@@ -281,6 +342,61 @@ std::vector<double> holm_adjusted(std::span<const double> p_values) {
     adjusted[order[k]] = running;
   }
   return adjusted;
+}
+
+std::vector<double> holm_levels(std::span<const double> p_values, double alpha) {
+  const std::size_t m = p_values.size();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return p_values[a] < p_values[b]; });
+  std::vector<double> levels(m, alpha);
+  bool rejecting = true;
+  double level = alpha;
+  for (std::size_t k = 0; k < m; ++k) {
+    if (rejecting) {
+      level = alpha / static_cast<double>(m - k);
+      rejecting = p_values[order[k]] <= level;
+    }
+    levels[order[k]] = level;
+  }
+  return levels;
+}
+
+SlopeInterval theil_sen(std::span<const double> x, std::span<const double> y, double lower_tail,
+                        double upper_tail) {
+  const PairwiseSlopes p = pairwise_slopes(x, y);
+  const std::vector<double>& s = p.sorted;
+  const std::size_t n = s.size();
+  SlopeInterval r;
+  r.estimate = n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  r.slopes = n;
+  r.s_stddev = p.s_stddev;
+  // Ranks k and N + 1 − k from 1: indices k − 1 and N − k.
+  const std::size_t k_lower = bound_rank(p, lower_tail);
+  const std::size_t k_upper = bound_rank(p, upper_tail);
+  r.lower = k_lower >= 1 ? s[k_lower - 1] : -std::numeric_limits<double>::infinity();
+  r.upper = k_upper >= 1 ? s[n - k_upper] : std::numeric_limits<double>::infinity();
+  return r;
+}
+
+SlopeInterval theil_sen(std::span<const double> x, std::span<const double> y, double confidence) {
+  CANZONA_CHECK(confidence > 0 && confidence < 1, "confidence must lie in (0, 1)");
+  return theil_sen(x, y, (1 - confidence) / 2, (1 - confidence) / 2);
+}
+
+double theil_sen_p_above(std::span<const double> x, std::span<const double> y, double bound) {
+  const PairwiseSlopes p = pairwise_slopes(x, y);
+  const auto at_most = static_cast<std::size_t>(
+      std::upper_bound(p.sorted.begin(), p.sorted.end(), bound) - p.sorted.begin());
+  return slope_p_value(p, at_most);
+}
+
+double theil_sen_p_below(std::span<const double> x, std::span<const double> y, double bound) {
+  const PairwiseSlopes p = pairwise_slopes(x, y);
+  const auto at_least = static_cast<std::size_t>(
+      p.sorted.end() - std::lower_bound(p.sorted.begin(), p.sorted.end(), bound));
+  return slope_p_value(p, at_least);
 }
 
 std::vector<bool> balanced_order(int pairs, std::uint64_t seed) {

@@ -145,6 +145,15 @@ void make_inputs(const fs::path& dir) {
   write(dir / "zero-iterations.json",
         "{" + context + R"(, "benchmarks": [{"name": "a", "iterations": 0, "real_time": 1,
         "cpu_time": 1, "time_unit": "ns"}]})");
+  // Histories of nightly runs for drift: two nights, and three with one that is not a run.
+  const std::string night = "{" + context + R"(, "benchmarks": [{"name": "a", "iterations": 5,
+        "real_time": 1, "cpu_time": 1, "time_unit": "ms"}]})";
+  for (const char* folder : {"two-nights", "bad-night"}) {
+    fs::create_directories(dir / folder);
+    write(dir / folder / "2026-11-01-abc.json", night);
+    write(dir / folder / "2026-11-02-abc.json", night);
+  }
+  write(dir / "bad-night" / "2026-11-03-abc.json", R"({"context": {)");
 }
 
 // The shared suite main (suites/common), through two suites; empty when suites are not built.
@@ -410,6 +419,26 @@ std::vector<BadInput> bad_inputs() {
        {"run", "--preset", "smoke", "--out", "/dev/full"},
        2,
        "is a character device"},
+      {"drift: a history folder that does not exist",
+       {"drift", "--history", "{dir}/no-such-history"},
+       2,
+       "does not exist: give the folder of nightly run files"},
+      {"drift: a history of two nights",
+       {"drift", "--history", "{dir}/two-nights"},
+       2,
+       "a drift needs at least 3 nights"},
+      {"drift: a file in the history that is not a run",
+       {"drift", "--history", "{dir}/bad-night", "--out", "{dir}/drift.json"},
+       2,
+       "repair this one or move it out"},
+      {"drift: its JSON report inside the history",
+       {"drift", "--history", "{dir}/two-nights", "--out", "{dir}/two-nights/drift.json"},
+       2,
+       "the next drift would read it as a night's run"},
+      {"drift: --min-runs above --last",
+       {"drift", "--history", "{dir}/two-nights", "--last", "7", "--min-runs", "9"},
+       2,
+       "--min-runs 9: give at least 3 and at most --last (7)"},
       {"promote: a directory as the run",
        {"promote", "{dir}/a-directory", "--to", "{dir}/reference/cpu"},
        2,

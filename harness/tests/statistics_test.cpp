@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The gate's statistics against published values: the Mann–Whitney U statistic and two-sided
-// p-values of worked examples in the SciPy and R documentation.
+// p-values of worked examples in the SciPy and R documentation, and the Theil–Sen slope with
+// Sen's interval on Sen's own example and on cases worked by hand.
 #include <canzona/harness/statistics.hpp>
 
 #include <gtest/gtest.h>
@@ -284,6 +285,142 @@ TEST(StatisticsTest, HolmAdjustsInStepDownOrderAndKeepsInputOrder) {
   EXPECT_EQ(holm_adjusted(std::vector<double>{0.5, 0.6}), (std::vector<double>{1.0, 1.0}));
   EXPECT_EQ(holm_adjusted(std::vector<double>{0.2}), (std::vector<double>{0.2}));
   EXPECT_TRUE(holm_adjusted(std::vector<double>{}).empty());
+}
+
+// Holm's levels on the example above: sorted, 0.005 <= 0.05/4 and 0.01 <= 0.05/3 are rejected;
+// 0.03 > 0.05/2 stops the procedure, and 0.03 and 0.04 keep the level that stopped it.
+TEST(StatisticsTest, HolmLevelsAreTheStepDownLevelsAndAgreeWithTheAdjustedPValues) {
+  const std::vector<double> p = {0.01, 0.04, 0.03, 0.005};
+  const std::vector<double> levels = holm_levels(p, 0.05);
+  ASSERT_EQ(levels.size(), 4u);
+  EXPECT_DOUBLE_EQ(levels[0], 0.05 / 3);
+  EXPECT_DOUBLE_EQ(levels[1], 0.05 / 2);
+  EXPECT_DOUBLE_EQ(levels[2], 0.05 / 2);
+  EXPECT_DOUBLE_EQ(levels[3], 0.05 / 4);
+  EXPECT_TRUE(holm_levels(std::vector<double>{}, 0.05).empty());
+  // p_i <= level_i exactly where the adjusted p-value is <= alpha, whatever the p-values.
+  std::mt19937_64 engine(20260101);
+  std::uniform_real_distribution<double> uniform(0.0, 0.08);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> values(1 + trial % 9);
+    for (double& v : values) v = uniform(engine);
+    const std::vector<double> adjusted = holm_adjusted(values);
+    const std::vector<double> at = holm_levels(values, 0.05);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      EXPECT_EQ(values[i] <= at[i], adjusted[i] <= 0.05) << "trial " << trial << ", p " << i;
+    }
+  }
+}
+
+// Sen's (1968) worked example, as scipy.stats.theilslopes tests it: 7 points, the 21 slopes'
+// median is 4 and the 93 % interval [3.71, 4.38]. By hand: σ_S² = 7·6·19 / 18, z = 1.8119,
+// k = ⌊(21 − 12.06) / 2 + 1/2⌋ = 4, so the 4th and the 18th smallest slopes: 26/7 and 35/8.
+TEST(StatisticsTest, TheilSenMatchesSensExample) {
+  const std::vector<double> x = {1, 2, 3, 4, 10, 12, 18};
+  const std::vector<double> y = {9, 15, 19, 20, 45, 55, 78};
+  const SlopeInterval r = theil_sen(x, y, 0.93);
+  EXPECT_DOUBLE_EQ(r.estimate, 4.0);
+  EXPECT_EQ(r.slopes, 21u);
+  EXPECT_NEAR(r.s_stddev, std::sqrt(7.0 * 6 * 19 / 18), 1e-12);
+  EXPECT_DOUBLE_EQ(r.lower, 26.0 / 7);
+  EXPECT_DOUBLE_EQ(r.upper, 35.0 / 8);
+  EXPECT_NEAR(r.lower, 3.71, 0.005);
+  EXPECT_NEAR(r.upper, 4.38, 0.006);
+  // The order of the points does not matter.
+  const std::vector<double> x_reversed(x.rbegin(), x.rend());
+  const std::vector<double> y_reversed(y.rbegin(), y.rend());
+  const SlopeInterval reversed = theil_sen(x_reversed, y_reversed, 0.93);
+  EXPECT_DOUBLE_EQ(reversed.lower, r.lower);
+  EXPECT_DOUBLE_EQ(reversed.upper, r.upper);
+}
+
+// By hand, five nights 0..4 with values 0, 2, 3, 7, 8: the ten slopes sorted are 1, 1, 1.5, 2, 2,
+// 2, 7/3, 2.5, 2.5, 4 (median 2). σ_S² = 5·4·15 / 18 = 50/3. At 95 %, z σ_S = 8.00 and
+// k = ⌊(10 − 8.00) / 2 + 1/2⌋ = 1: the extremes [1, 4]. At 90 %, z σ_S = 6.72 and k = 2: [1, 2.5].
+// Three points never bound the slope at 95 % (k = 0).
+TEST(StatisticsTest, TheilSenIntervalOfSmallSamplesWorkedByHand) {
+  const std::vector<double> x = {0, 1, 2, 3, 4};
+  const std::vector<double> y = {0, 2, 3, 7, 8};
+  const SlopeInterval wide = theil_sen(x, y, 0.95);
+  EXPECT_DOUBLE_EQ(wide.estimate, 2.0);
+  EXPECT_DOUBLE_EQ(wide.lower, 1.0);
+  EXPECT_DOUBLE_EQ(wide.upper, 4.0);
+  const SlopeInterval narrow = theil_sen(x, y, 0.90);
+  EXPECT_DOUBLE_EQ(narrow.lower, 1.0);
+  EXPECT_DOUBLE_EQ(narrow.upper, 2.5);
+  // Each end at its own level: the lower at 5 % one-sided (k = 2), the upper at 2.5 % (k = 1).
+  const SlopeInterval mixed = theil_sen(x, y, 0.05, 0.025);
+  EXPECT_DOUBLE_EQ(mixed.lower, 1.0);
+  EXPECT_DOUBLE_EQ(mixed.upper, 4.0);
+
+  const std::vector<double> three = {0, 1, 2};
+  const SlopeInterval none = theil_sen(three, std::vector<double>{1, 3, 4}, 0.95);
+  EXPECT_DOUBLE_EQ(none.estimate, 1.5);
+  EXPECT_TRUE(std::isinf(none.lower) && none.lower < 0);
+  EXPECT_TRUE(std::isinf(none.upper) && none.upper > 0);
+}
+
+// Ties: a pair with equal x has no slope; tied values shrink σ_S by Sen's tie terms (by hand:
+// x 0, 0, 1, 2 has one pair of ties, y 1, 1, 2, 3 another: (4·3·13 − 2·1·9 − 2·1·9) / 18 = 6.67).
+// Every y tied: every slope is 0, the interval is [0, 0] and the tests are certain.
+TEST(StatisticsTest, TheilSenWithTies) {
+  const std::vector<double> x = {0, 0, 1, 2};
+  const std::vector<double> y = {1, 1, 2, 3};
+  const SlopeInterval r = theil_sen(x, y, 0.95);
+  EXPECT_EQ(r.slopes, 5u);
+  EXPECT_NEAR(r.s_stddev, std::sqrt((4.0 * 3 * 13 - 18 - 18) / 18), 1e-12);
+  EXPECT_DOUBLE_EQ(r.estimate, 1.0);
+
+  const std::vector<double> nights = {0, 1, 2, 3, 4, 5};
+  const std::vector<double> flat(6, 2.5);
+  const SlopeInterval still = theil_sen(nights, flat, 0.95);
+  EXPECT_EQ(still.s_stddev, 0.0);
+  EXPECT_EQ(still.estimate, 0.0);
+  EXPECT_EQ(still.lower, 0.0);
+  EXPECT_EQ(still.upper, 0.0);
+  EXPECT_EQ(theil_sen_p_above(nights, flat, -0.01), 0.0);
+  EXPECT_EQ(theil_sen_p_above(nights, flat, 0.0), 1.0);
+  EXPECT_EQ(theil_sen_p_below(nights, flat, 0.01), 0.0);
+  EXPECT_EQ(theil_sen_p_below(nights, flat, 0.0), 1.0);
+}
+
+// The one-sided p-values are Kendall's test with its continuity correction, by hand on the
+// five points above: bound 0.9 leaves every slope above it, S = 10, p = Φ̄(9 / √(50/3));
+// bound 2 has 6 slopes at most 2: p = Φ̄((10 − 12 − 1) / √(50/3)).
+TEST(StatisticsTest, TheilSenPValuesWorkedByHand) {
+  const std::vector<double> x = {0, 1, 2, 3, 4};
+  const std::vector<double> y = {0, 2, 3, 7, 8};
+  const double sigma = std::sqrt(50.0 / 3);
+  const auto upper_tail = [](double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); };
+  EXPECT_NEAR(theil_sen_p_above(x, y, 0.9), upper_tail(9 / sigma), 1e-12);
+  EXPECT_NEAR(theil_sen_p_above(x, y, 2.0), upper_tail(-3 / sigma), 1e-12);
+  // 4 is the only slope >= 4: p = Φ̄((10 − 2 − 1) / σ).
+  EXPECT_NEAR(theil_sen_p_below(x, y, 4.0), upper_tail(7 / sigma), 1e-12);
+}
+
+// The tests are the duals of the bounds: p <= a exactly when the bound at level a excludes the
+// value, for every level and value (checked on noisy lines with a fixed seed).
+TEST(StatisticsTest, TheilSenPValuesAreDualToTheBounds) {
+  std::mt19937_64 engine(7);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  for (const int n : {4, 7, 14, 30}) {
+    std::vector<double> x;
+    std::vector<double> y;
+    for (int i = 0; i < n; ++i) {
+      x.push_back(i);
+      y.push_back(0.3 * i + noise(engine));
+    }
+    const SlopeInterval all = theil_sen(x, y, 0.5);
+    for (const double tail : {0.001, 0.0125, 0.025, 0.05, 0.1, 0.3}) {
+      const SlopeInterval r = theil_sen(x, y, tail, tail);
+      for (double bound = all.estimate - 2.0; bound <= all.estimate + 2.0; bound += 0.0137) {
+        EXPECT_EQ(theil_sen_p_above(x, y, bound) <= tail, r.lower > bound)
+            << "n " << n << ", tail " << tail << ", bound " << bound;
+        EXPECT_EQ(theil_sen_p_below(x, y, bound) <= tail, r.upper < bound)
+            << "n " << n << ", tail " << tail << ", bound " << bound;
+      }
+    }
+  }
 }
 
 TEST(StatisticsTest, BalancedOrderHasAsManyABAsBAAndFollowsTheSeed) {

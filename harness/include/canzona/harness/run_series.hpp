@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace canzona::harness {
@@ -65,6 +66,13 @@ Run make_run(const bench::BenchmarkFile& file, const std::string& source);
 
 /// bench::read_gbench_json + make_run.
 Run read_run(const std::filesystem::path& path);
+
+/// The runs of a history folder (every `*.json` file directly in it; other files and folders
+/// are not runs), oldest first: by their context `date` (ISO 8601, so in order as text), then by
+/// file name. What `plot --history` and `drift` read. Throws ConfigError naming `flag` when
+/// `folder` is missing or not a folder, and naming the file (and how to get it out of the way)
+/// for a file that is not a run.
+std::vector<Run> read_history(const std::filesystem::path& folder, std::string_view flag);
 
 /// Splits a label of `key=value` fields separated by ';' (results/SCHEMA.md). A label without
 /// '=' is free text and yields no fields.
