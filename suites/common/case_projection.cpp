@@ -74,14 +74,12 @@ std::optional<HereProjection> project_here(StepJob& job, const CasePlan& plan,
   // compute measured for an earlier row can be 50 % off for this one, on either clock. A GPU's
   // speed does not move that way: its measurements serve the whole run.
   if (!j.device) j.cache->clear();
-  sim::project(p, *j.local_topology, *j.compute, options);  // measures what is missing
+  sim::PreparedProjection prepared(p, *j.local_topology, options);
+  prepared.project(*j.compute);  // measures what is missing
   sim::agree_on_cache(*j.host, *j.cache);
   HereProjection here;
-  here.step_seconds = sim::project(p, *j.local_topology, *j.compute, options).step_seconds;
-  if (j.cpu_compute) {
-    here.busy_cpu_seconds =
-        max_compute_busy(sim::project(p, *j.local_topology, *j.cpu_compute, options));
-  }
+  here.step_seconds = prepared.project(*j.compute).step_seconds;
+  if (j.cpu_compute) here.busy_cpu_seconds = max_compute_busy(prepared.project(*j.cpu_compute));
   return here;
 }
 
