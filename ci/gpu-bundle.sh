@@ -17,8 +17,13 @@ the build in BUILD_DIR), then makes FILE.tar.xz holding one folder, canzona-gpu-
                                       libstdc++ nor CUDA (Open MPI, OpenBLAS, LAPACKE, fmt, Google
                                       Benchmark, ...), and lib/openmpi/ the Open MPI components a
                                       one-rank singleton loads
+  lib/canzona/ include/ deps/include/ lib/cmake/Canzona/ e2e/
+                                      component e2e_dev: prebuilt static libraries, headers and a
+                                      CMake package to build the end-to-end suite on the node
+                                      against its own libtorch (build-e2e.sh)
   env.sh                             source it: library paths, the node's CUDA libraries, Open MPI
   first-contact.sh                   the first run on a new GPU node (bash first-contact.sh --help)
+  build-e2e.sh                       builds and smokes the end-to-end suite (bash build-e2e.sh --help)
   gpu-step-compare.sh, npy_tool.py   canzona-bench step, cpu vs cuda (used by first-contact.sh)
   MANIFEST                           commit, build, the glibc / libstdc++ / CUDA it needs, files
 The archive must stay within 16 MiB (the limit for carrying it to a GPU node); it fails otherwise.
@@ -30,6 +35,7 @@ options:
 
 environment: BUILD_DIR, JOBS, CUDA_ARCHITECTURES as for ci/test.sh.
 On the node:  tar -xJf canzona-gpu-bundle.tar.xz && bash canzona-gpu-bundle/first-contact.sh
+              bash canzona-gpu-bundle/build-e2e.sh   (needs CMake, a C++20 compiler, PyTorch)
 USAGE
 }
 out=""
@@ -73,14 +79,20 @@ work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT
 stage="${work}/canzona-gpu-bundle"
 
-log "install (components runtime, gpu_tests) into the bundle"
+log "install (components runtime, gpu_tests, e2e_dev) into the bundle"
 for component in runtime gpu_tests; do
   cmake --install "${BUILD_DIR}" --prefix "${stage}" --component "${component}" --strip >/dev/null
 done
+# Static libraries keep their symbol tables (the node links them): not stripped. A build without
+# libtorch or MPI has no end-to-end suite and so no e2e_dev.
+cmake --install "${BUILD_DIR}" --prefix "${stage}" --component e2e_dev >/dev/null
 [ -x "${stage}/bin/canzona-bench" ] || die "the install has no bin/canzona-bench"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cp "${here}/bundle/env.sh" "${here}/bundle/first-contact.sh" "${here}/gpu-step-compare.sh" \
    "${here}/npy_tool.py" "${stage}/"
+if [ -f "${stage}/e2e/CMakeLists.txt" ]; then
+  cp "${here}/bundle/build-e2e.sh" "${stage}/"
+fi
 
 # Open MPI's component folder, as the installed Open MPI reports it.
 ompi_dir="$(ompi_info --parsable --path pkglibdir 2>/dev/null | sed -n 's/^path:pkglibdir://p' || true)"
@@ -124,12 +136,16 @@ cuda_needed="$(for f in $(elf_files); do objdump -p "${f}" 2>/dev/null | awk '/N
   echo "needs glibc: $(newest_version GLIBC)"
   echo "needs libstdc++: $(newest_version GLIBCXX)"
   echo "needs cuda libraries: ${cuda_needed:-none (a build without CUDA)}"
+  echo "end-to-end suite: $([ -f "${stage}/e2e/CMakeLists.txt" ] &&
+    echo "build it on the node against its libtorch (build-e2e.sh)" || echo "none (a build without libtorch or MPI)")"
   echo "files:"
   (cd "${stage}" && find . -type f | sort | sed 's|^\./|  |')
 } > "${stage}/MANIFEST"
 
 log "compress"
-tar -C "${work}" -cf - canzona-gpu-bundle | xz -T0 -6 > "${out}.partial"
+# -9: its 64 MiB dictionary spans the whole tree, so the programs' common statically linked code
+# is stored once (~20 % smaller than -6 here, twice the time; unpacking takes 65 MiB of memory).
+tar -C "${work}" -cf - canzona-gpu-bundle | xz -T0 -9 > "${out}.partial"
 bytes="$(stat -c %s "${out}.partial")"
 if [ "${bytes}" -gt "${kMaxBytes}" ]; then
   rm -f "${out}.partial"

@@ -6,8 +6,13 @@
 #   bin/                      canzona-bench, canzona_plot.py, the suites       (component runtime)
 #   lib/                      libcanzona_device.so, the CUDA module            (component runtime)
 #   libexec/canzona/tests/    the gpu-labelled test executables               (component gpu_tests)
+#   lib/canzona/ include/ deps/include/ lib/cmake/Canzona/ e2e/
+#                             the prebuilt libraries, headers, CMake package and sources that
+#                             build the end-to-end suite against another libtorch (component
+#                             e2e_dev: CanzonaExport.cmake)
 # The end-to-end suite links libtorch, which no bundle carries: component torch, so that
-# ci/gpu-bundle.sh (components runtime and gpu_tests) leaves it out and a plain install has it.
+# ci/gpu-bundle.sh (components runtime, gpu_tests and e2e_dev) leaves it out and a plain install
+# has it; a GPU node builds it from e2e_dev against its own libtorch (ci/bundle/build-e2e.sh).
 # Libraries of the system (Open MPI, OpenBLAS, ...) and of CUDA are not installed here; the GPU
 # bundle adds the former and finds the latter on the node (ci/gpu-bundle.sh, ci/bundle/env.sh).
 
@@ -41,6 +46,10 @@ if(TARGET canzona_device)
   install(TARGETS canzona_device LIBRARY DESTINATION lib COMPONENT runtime)
 endif()
 
+if(TARGET canzona_bench_e2e AND TARGET canzona_torch_model)
+  include(CanzonaExport)
+endif()
+
 get_property(canzona_gpu_test_targets GLOBAL PROPERTY CANZONA_GPU_TEST_TARGETS)
 foreach(target IN LISTS canzona_gpu_test_targets)
   canzona_install_rpath(${target} ../../../lib)
@@ -55,4 +64,14 @@ if(CANZONA_BUILD_TESTS AND CANZONA_BUILD_SUITES AND CANZONA_WITH_MPI AND NOT CAN
   add_test(NAME canzona_gpu_bundle
            COMMAND bash ${PROJECT_SOURCE_DIR}/ci/tests/gpu_bundle_test.sh ${PROJECT_BINARY_DIR})
   set_tests_properties(canzona_gpu_bundle PROPERTIES LABELS cpu TIMEOUT 600 PROCESSORS 2)
+  # The bundle's end-to-end part built as a node would, against this machine's libtorch, from a
+  # scrubbed environment that sees neither this tree nor the -dev packages' headers
+  # (ci/tests/gpu_bundle_e2e_test.sh). Only where libtorch is (the build's own, C++11 ABI).
+  if(TARGET canzona_bench_e2e AND TARGET canzona_torch_model)
+    add_test(NAME canzona_gpu_bundle_e2e
+             COMMAND bash ${PROJECT_SOURCE_DIR}/ci/tests/gpu_bundle_e2e_test.sh
+                     ${PROJECT_BINARY_DIR} ${Torch_DIR})
+    set_tests_properties(canzona_gpu_bundle_e2e PROPERTIES LABELS "cpu;torch" TIMEOUT 600
+                                                           PROCESSORS 2)
+  endif()
 endif()
