@@ -27,6 +27,7 @@ CANZONA_APT_PACKAGES=(
   texlive-latex-base texlive-latex-recommended
   libtorch-dev
   xz-utils binutils
+  valgrind
 )
 
 log() { printf '[canzona] %s\n' "$*"; }
