@@ -8,7 +8,7 @@
 # Under callgrind a program's instruction count does not depend on the machine's load, its
 # other tenants or its clock (valgrind runs one thread at a time on a simulated CPU), so an A/A
 # comparison reads exactly 0 and a change of 0.5 % is a verdict, where the wall and CPU time of
-# `canzona-bench ab` spread 18-21 % between processes on a shared 2-core VM
+# `canzona-bench ab` spread 20-23 % between processes on a shared 2-core VM
 # (results/tables/gate-benchmark-ab-cpu.md). What it cannot see: anything that costs time without
 # instructions (cache misses, memory layout, contention) and the GPU; it is a layer beside `ab`,
 # not a replacement.
