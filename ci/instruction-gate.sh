@@ -141,9 +141,10 @@ trap stop INT TERM
 count() {
   local side="$1" bin="$2" name="$3" file
   file="${work}/${side}-${name//\//_}"
-  local toggles=()
-  local fn
-  for fn in ${counted["${name}"]}; do toggles+=("--toggle-collect=${fn}"); done
+  # read splits the patterns without expanding the `*` against this folder's files.
+  local functions=() toggles=() fn
+  read -r -a functions <<< "${counted["${name}"]}"
+  for fn in "${functions[@]}"; do toggles+=("--toggle-collect=${fn}"); done
   local extra=()
   if [[ "${name}" == step/* ]]; then
     if [ "${side}" = base ]; then extra=("${base_args[@]}"); else extra=("${head_args[@]}"); fi
