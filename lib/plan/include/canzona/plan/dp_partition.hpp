@@ -112,15 +112,19 @@ DpPartition refine_partition(const layout::Buffer& buffer, const DpPartition& st
 
 /// Lowers a whole-tensor partition's busiest rank by search: capacities from max(Σ cost / dp,
 /// largest cost) upwards in steps of 0.25 % of it, below `start`'s busiest rank, each decided
-/// by a depth-first search over the ranks in order (two orders, half the budget each), every rank
-/// taking a run from the head of each bucket (owners never decrease along a bucket), capped at
-/// `nodes_per_decision` nodes so that the result is a pure function of its input; the first
-/// capacity that fits ends the scan. What refine_partition's local moves cannot reach (every rank
-/// shifting its runs at once) the search finds directly. Returns the plan found (method "searched")
-/// when its busiest rank is lower, or `start` when none is lower. Throws like check_partition on a
-/// broken `start` and ConfigError when costs.size() != buffer.entries.size().
+/// by a depth-first search over the ranks in order (two orders, each capped at
+/// `nodes_per_decision` nodes so that the result is a pure function of its input), every rank
+/// taking a run from the head of each bucket (owners never decrease along a bucket). The stride
+/// doubles (up to 8 steps) after each capacity left undecided; the first capacity that fits ends
+/// the scan, and then the capacities the stride skipped below it get a try each, upwards, with a
+/// fifth of the budget (each still at least what one capacity had before the orders got a
+/// budget each), until one fits. What
+/// refine_partition's local moves cannot reach (every rank shifting its runs at once) the search
+/// finds directly. Returns the plan found (method "searched") when its busiest rank is lower, or
+/// `start` when none is lower. Throws like check_partition on a broken `start` and ConfigError when
+/// costs.size() != buffer.entries.size().
 DpPartition search_partition(const layout::Buffer& buffer, const DpPartition& start,
-                             std::span<const double> costs, long long nodes_per_decision = 8000);
+                             std::span<const double> costs, long long nodes_per_decision = 20000);
 
 /// The deal of one bucket's entries (`costs`, in buffer order) to base.size() ranks in rank order,
 /// each rank a contiguous run (possibly empty), that minimises Σ_r (base[r] + cost of r's run)²:
