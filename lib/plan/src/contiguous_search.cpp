@@ -260,9 +260,9 @@ class Search {
 
 ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, int ranks,
                                  double capacity, const SearchLimits& limits) {
-  // Each order gets the whole node budget (the cases one order settles need a few times more
-  // nodes than the other's, in either direction) and half the time to the deadline; either
-  // one's "does not fit" is a proof.
+  // Each order gets the whole node budget (a capacity one order settles in a few thousand nodes
+  // can take the other many times that, in either direction) and the first half the time to the
+  // deadline; either one's "does not fit" is a proof.
   const auto now = std::chrono::steady_clock::now();
   SearchLimits first_limits = limits;
   if (limits.deadline > now && limits.deadline != std::chrono::steady_clock::time_point::max()) {

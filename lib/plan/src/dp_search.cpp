@@ -45,8 +45,8 @@ DpPartition search_partition(const layout::Buffer& buffer, const DpPartition& st
   const double low = std::max(input.total / buffer.dp, input.largest);
   const auto capacity_at = [&](int step) { return low * (1 + kStep * step); };
   const auto below_best = [&](int step) { return capacity_at(step) < best_max * (1 - kStep / 2); };
-  // Decides one capacity; keeps the plan found when it is lower than the best. True when the
-  // capacity fits.
+  // Decides one capacity and keeps the plan found when it is lower than the best; returns the
+  // answer's kind.
   const auto try_capacity = [&](int step, long long nodes) {
     const detail::ContiguousAnswer answer =
         detail::contiguous_fits(input.per_bucket, buffer.dp, capacity_at(step), {.nodes = nodes});
