@@ -581,26 +581,37 @@ void cost_tasks(StepModel& model, const plan::StepPlan& plan, ComputeModel& comp
   }
 }
 
+// The end of entry `dep` of a stream (its ops or its tasks), 0 for none; kUnset while it has
+// not run.
+template <typename Entry>
+double end_of(const std::vector<Entry>& stream, int dep) {
+  return dep == kNone ? 0.0 : stream[static_cast<std::size_t>(dep)].end;
+}
+
 // Where one simulated rank's streams are.
 struct Cursor {
   std::size_t next_op = 0, next_task = 0;
   double comm_free = 0, compute_free = 0;
   bool arrived = false;
-  std::vector<double> op_end, task_end;
 };
 
 double op_seconds(const Instance& inst, bool hide_overlappable) {
   return hide_overlappable && inst.hideable ? 0.0 : inst.seconds;
 }
 
+// DP collectives at the head of every rank's comm stream (the gradient sync); the rest of the
+// DP slots are its tail (the parameter sync).
+std::size_t grad_sync_slots(const StepModel& model) {
+  return static_cast<std::size_t>(
+      std::count_if(model.dp_slots.begin(), model.dp_slots.end(),
+                    [](const auto& s) { return s.collective.phase == Phase::kGradSync; }));
+}
+
 // Every rank's comm stream opens with the DP gradient sync, which waits for nothing: each of its
 // collectives starts when the previous one ends, on every member alike. Runs that prefix once
 // per DP group instead of through the arrival machinery; the times are the same sums.
 void run_grad_sync(StepModel& model, bool hide_overlappable, std::vector<Cursor>& cur) {
-  std::size_t prefix = 0;
-  for (const plan::DpCollectiveSlot& s : model.dp_slots) {
-    if (s.collective.phase == Phase::kGradSync) ++prefix;
-  }
+  const std::size_t prefix = grad_sync_slots(model);
   for (std::size_t k = 0; k < prefix; ++k) {
     for (int t = 0; t < model.tp; ++t) {
       const auto first = static_cast<std::size_t>(t);  // simulated rank of class 0
@@ -615,7 +626,39 @@ void run_grad_sync(StepModel& model, bool hide_overlappable, std::vector<Cursor>
         op.start = inst.ready;
         op.end = end;
         cur[m].comm_free = end;
-        cur[m].op_end[static_cast<std::size_t>(mi)] = end;
+        cur[m].next_op = static_cast<std::size_t>(mi) + 1;
+      }
+    }
+  }
+}
+
+// Every rank's comm stream closes with the DP parameter sync. Nothing else waits for it (kernels
+// wait for gradient syncs and TP gathers only), so once every rank has run its kernels and TP
+// collectives, each of its collectives starts when its slowest member is free and its
+// dependency is done, as the arrival machinery would find, without a trip through the work
+// queue per member and collective (hundreds of buckets times hundreds of DP ranks).
+void run_param_sync(StepModel& model, bool hide_overlappable, std::vector<Cursor>& cur) {
+  const std::size_t suffix = model.dp_slots.size() - grad_sync_slots(model);
+  for (std::size_t k = 0; k < suffix; ++k) {
+    for (int t = 0; t < model.tp; ++t) {
+      const RankWork& first = model.ranks[static_cast<std::size_t>(t)];  // class 0
+      const int id = first.ops[first.ops.size() - suffix + k].instance;
+      Instance& inst = model.instances[static_cast<std::size_t>(id)];
+      inst.ready = 0;
+      for (const auto& [mr, mi] : inst.members) {
+        const auto m = static_cast<std::size_t>(mr);
+        const int dep = model.ranks[m].ops[static_cast<std::size_t>(mi)].dep;
+        const double done = end_of(model.ranks[m].tasks, dep);
+        inst.ready = std::max({inst.ready, cur[m].comm_free, done});
+      }
+      inst.arrived = static_cast<int>(inst.members.size());
+      const double end = inst.ready + op_seconds(inst, hide_overlappable);
+      for (const auto& [mr, mi] : inst.members) {
+        const auto m = static_cast<std::size_t>(mr);
+        CommOp& op = model.ranks[m].ops[static_cast<std::size_t>(mi)];
+        op.start = inst.ready;
+        op.end = end;
+        cur[m].comm_free = end;
         cur[m].next_op = static_cast<std::size_t>(mi) + 1;
       }
     }
@@ -626,19 +669,17 @@ void run_grad_sync(StepModel& model, bool hide_overlappable, std::vector<Cursor>
 void simulate(StepModel& model, bool hide_overlappable) {
   const std::size_t n = model.ranks.size();
   std::vector<Cursor> cur(n);
-  for (std::size_t r = 0; r < n; ++r) {
-    cur[r].op_end.assign(model.ranks[r].ops.size(), kUnset);
-    cur[r].task_end.assign(model.ranks[r].tasks.size(), kUnset);
+  // An entry's end stays kUnset until it has run: the dependency test below reads it.
+  for (RankWork& w : model.ranks) {
+    for (CommOp& op : w.ops) op.start = op.end = kUnset;
+    for (Task& t : w.tasks) t.start = t.end = kUnset;
   }
   for (Instance& inst : model.instances) {
     inst.arrived = 0;
     inst.ready = 0;
   }
   run_grad_sync(model, hide_overlappable, cur);
-  // The end of entry `dep` of a stream, 0 for none; kUnset while it has not finished.
-  const auto end_of = [](const std::vector<double>& ends, int dep) {
-    return dep == kNone ? 0.0 : ends[static_cast<std::size_t>(dep)];
-  };
+  const std::size_t param_sync = model.dp_slots.size() - grad_sync_slots(model);
   std::deque<std::size_t> work(n);
   std::iota(work.begin(), work.end(), std::size_t{0});
   std::vector<char> queued(n, 1);
@@ -653,18 +694,18 @@ void simulate(StepModel& model, bool hide_overlappable) {
       progressed = false;
       if (c.next_task < w.tasks.size()) {
         Task& t = w.tasks[c.next_task];
-        const double ready = end_of(c.op_end, t.dep);
+        const double ready = end_of(w.ops, t.dep);
         if (ready != kUnset) {
           t.start = std::max(c.compute_free, ready);
           t.end = t.start + t.seconds;
           c.compute_free = t.end;
-          c.task_end[c.next_task++] = t.end;
+          ++c.next_task;
           progressed = true;
         }
       }
-      if (c.next_op < w.ops.size() && !c.arrived) {
+      if (c.next_op < w.ops.size() - param_sync && !c.arrived) {
         CommOp& op = w.ops[c.next_op];
-        const double ready = end_of(c.task_end, op.dep);
+        const double ready = end_of(w.tasks, op.dep);
         if (ready != kUnset) {
           Instance& inst = model.instances[static_cast<std::size_t>(op.instance)];
           inst.ready = std::max(inst.ready, std::max(c.comm_free, ready));
@@ -677,7 +718,6 @@ void simulate(StepModel& model, bool hide_overlappable) {
               mop.start = inst.ready;
               mop.end = inst.ready + seconds;
               cur[m].comm_free = mop.end;
-              cur[m].op_end[static_cast<std::size_t>(mi)] = mop.end;
               cur[m].next_op = static_cast<std::size_t>(mi) + 1;
               cur[m].arrived = false;
               if (m != r && !queued[m]) {
@@ -694,7 +734,7 @@ void simulate(StepModel& model, bool hide_overlappable) {
 
   for (std::size_t r = 0; r < n; ++r) {
     const RankWork& w = model.ranks[r];
-    if (cur[r].next_op < w.ops.size() || cur[r].next_task < w.tasks.size()) {
+    if (cur[r].next_op < w.ops.size() - param_sync || cur[r].next_task < w.tasks.size()) {
       const std::string what = cur[r].next_op < w.ops.size()
                                    ? fmt::format("collective #{} ({})", cur[r].next_op,
                                                  describe(*w.ops[cur[r].next_op].collective))
@@ -705,6 +745,7 @@ void simulate(StepModel& model, bool hide_overlappable) {
           w.dp_rank * model.tp + w.tp_rank, w.dp_rank, w.tp_rank, what));
     }
   }
+  run_param_sync(model, hide_overlappable, cur);
 }
 
 // Σ length of the intersection of two sorted lists of disjoint intervals.
