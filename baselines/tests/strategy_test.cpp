@@ -141,6 +141,70 @@ TEST(StrategyTest, CapacityBelowTheLargestMatrixNamesIt) {
   EXPECT_NO_THROW(build("qwen3-0.6b", 2, 4, "canzona", options));
 }
 
+// check_plan's one-pass test of "every rank steps its matrices once" hands every fault to the
+// per-rank check, which names the rank and the matrix.
+TEST(StrategyTest, CheckPlanNamesARankThatStepsAMatrixWronglyOften) {
+  const auto expect_invalid = [](const StepPlan& plan, const std::string& what) {
+    try {
+      plan::check_plan(plan);
+      ADD_FAILURE() << "expected an invalid plan: " << what;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  const StepPlan hosted = build("qwen3-0.6b", 4, 2, "canzona");
+  ASSERT_NO_THROW(plan::check_plan(hosted));
+  const auto first_hosted = [](const StepPlan& p, int d) -> std::pair<std::size_t, std::size_t> {
+    const auto& groups = p.micro_groups.at(static_cast<std::size_t>(d));
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (!groups[g].slots.at(0).empty()) return {g, groups[g].slots[0].front()};
+    }
+    return {0, p.matrices.size()};
+  };
+  {  // a matrix dropped from its owner's slot
+    StepPlan p = hosted;
+    const auto [g, m] = first_hosted(p, 1);
+    ASSERT_LT(m, p.matrices.size());
+    auto& slot = p.micro_groups[1][g].slots[0];
+    slot.erase(slot.begin());
+    expect_invalid(
+        p, fmt::format("DP rank 1 steps matrix '{}' 0 times, expected 1", p.matrices[m].name));
+  }
+  {  // the owner steps it twice
+    StepPlan p = hosted;
+    const auto [g, m] = first_hosted(p, 1);
+    p.micro_groups[1][g].slots[0].push_back(m);
+    expect_invalid(
+        p, fmt::format("DP rank 1 steps matrix '{}' 2 times, expected 1", p.matrices[m].name));
+  }
+  {  // another rank steps it as well
+    StepPlan p = hosted;
+    const auto [g, m] = first_hosted(p, 1);
+    const auto [g0, m0] = first_hosted(p, 0);
+    ASSERT_LT(m0, p.matrices.size());
+    p.micro_groups[0][g0].slots[0].push_back(m);
+    expect_invalid(
+        p, fmt::format("DP rank 0 steps matrix '{}' 1 times, expected 0", p.matrices[m].name));
+  }
+  StepPlan replicated = build("qwen3-0.6b", 4, 2, "sc");
+  ASSERT_NO_THROW(plan::check_plan(replicated));
+  ASSERT_FALSE(replicated.replicated_matrices.at(3).empty());
+  {  // a replicated matrix missing on the last rank
+    StepPlan p = replicated;
+    const std::size_t m = p.replicated_matrices[3].back();
+    p.replicated_matrices[3].pop_back();
+    expect_invalid(
+        p, fmt::format("DP rank 3 steps matrix '{}' 0 times, expected 1", p.matrices[m].name));
+  }
+  {  // and twice on another
+    StepPlan p = replicated;
+    const std::size_t m = p.replicated_matrices[2].front();
+    p.replicated_matrices[2].push_back(m);
+    expect_invalid(
+        p, fmt::format("DP rank 2 steps matrix '{}' 2 times, expected 1", p.matrices[m].name));
+  }
+}
+
 TEST(StrategyTest, RejectsBadInput) {
   StrategyOptions options;
   options.alpha = 1.5;
