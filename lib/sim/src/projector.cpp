@@ -34,32 +34,44 @@ constexpr int kNone = -1;
 // Dependencies are kept as the LAST op (task) of the set a task (op) waits for: each stream runs
 // its entries in order and their end times never decrease, so "all of the set done" is "the last
 // one done" and the latest end of the set is the last one's end, exactly.
-struct CommOp {
-  const PlannedCollective* collective = nullptr;  // RankWork::tp_ops or StepModel::dp_slots
+//
+// A rank's comm stream is the DP gradient sync, its TP collectives, then the DP parameter sync.
+// Every member of a DP collective starts and ends it together, so the DP part is kept once per
+// DP group (StepModel::dp_runs) and only the TP collectives per rank: with hundreds of buckets on
+// hundreds of DP ranks, per-rank copies of the DP slots were most of a projection's work.
+struct CommOp {                                   // a TP collective
+  const PlannedCollective* collective = nullptr;  // RankWork::tp_ops
   int instance = -1;
   int dep = kNone;  // last compute task of the same rank it waits for
   double start = kUnset;
   double end = kUnset;
 };
 
+// What a kernel waits for: a TP collective of its rank, or a gradient-sync slot of its DP group
+// (StepModel::dp_slots index), or nothing.
+struct TaskDep {
+  int tp_op = kNone;
+  int grad_sync = kNone;
+};
+
 struct Task {
   bool adamw = false;
   double seconds = 0;  // set per compute model (cost_tasks)
-  int dep = kNone;     // last collective of the same rank it waits for
+  TaskDep dep;
   double start = kUnset;
   double end = kUnset;
   std::size_t matrix = 0;           // StepPlan::matrices index, when not AdamW
   std::int64_t adamw_elements = 0;  // the AdamW slice, when AdamW
 };
 
-Task matrix_task(std::size_t m, int dep) {
+Task matrix_task(std::size_t m, TaskDep dep) {
   Task t;
   t.matrix = m;
   t.dep = dep;
   return t;
 }
 
-Task adamw_task(std::int64_t elements, int dep) {
+Task adamw_task(std::int64_t elements, TaskDep dep) {
   Task t;
   t.adamw = true;
   t.adamw_elements = elements;
@@ -67,30 +79,42 @@ Task adamw_task(std::int64_t elements, int dep) {
   return t;
 }
 
+// One TP collective of one TP group.
 struct Instance {
   std::vector<std::pair<int, int>> members;  // (simulated rank, op index on that rank)
   double seconds = 0;
-  bool hideable = false;  // overlappable DP sync (see ProjectionOptions)
   int arrived = 0;
   double ready = 0;
+};
+
+// One DP collective slot as the members of one DP group run it, all alike.
+struct DpRun {
+  double seconds = 0;
+  bool hideable = false;  // overlappable DP sync (see ProjectionOptions)
+  double start = kUnset;
+  double end = kUnset;
 };
 
 struct RankWork {
   int dp_rank = 0;
   int tp_rank = 0;
-  std::vector<PlannedCollective> tp_ops;  // what the TP ops of `ops` point to
-  std::vector<CommOp> ops;
+  std::vector<PlannedCollective> tp_ops;  // what `ops` point to
+  std::vector<CommOp> ops;                // the TP collectives, in issue order
   std::vector<Task> tasks;
+  std::vector<int> param_sync_deps;  // per ParamSyncKey: last task a parameter sync waits for
 };
 
 // Everything about the step that does not depend on time. Only one DP rank of each class of
 // DP ranks with identical work is simulated (dp_rank_classes): ranks[c · tp + t] is TP rank t
 // of class c's first DP rank.
 struct StepModel {
-  std::vector<plan::DpCollectiveSlot> dp_slots;  // what the DP ops of every rank point to
+  std::vector<plan::DpCollectiveSlot> dp_slots;    // the DP collectives of every rank
+  std::vector<std::size_t> grad_sync, param_sync;  // dp_slots indices, in issue order
+  std::vector<int> param_sync_key;                 // per dp_slots index (ParamSyncKey)
+  std::vector<std::vector<DpRun>> dp_runs;         // [TP rank][dp_slots index]
   std::vector<RankWork> ranks;
-  std::vector<Instance> instances;
-  std::vector<int> dp_class;  // per DP rank: its class
+  std::vector<Instance> instances;  // TP collectives
+  std::vector<int> dp_class;        // per DP rank: its class
   int tp = 1;
   int collectives = 0;    // instances of the whole step, every DP rank counted
   int compute_tasks = 0;  // kernels of the whole step, every rank counted
@@ -154,23 +178,29 @@ double adamw_seconds(const plan::StepPlan& plan, ShapeSeconds& shapes, std::int6
 // Where on one rank's comm stream the gradients of its matrix steps arrive.
 class GradientSources {
  public:
-  GradientSources(const plan::StepPlan& plan, const std::vector<CommOp>& ops) {
+  GradientSources(const plan::StepPlan& plan, const StepModel& model,
+                  const std::vector<CommOp>& ops) {
+    for (const std::size_t k : model.grad_sync) {
+      const PlannedCollective& c = model.dp_slots[k].collective;
+      (is_matrix_buffer(plan, c.buffer) ? last_matrix_sync_ : last_adamw_sync_) =
+          TaskDep{kNone, static_cast<int>(k)};
+    }
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const PlannedCollective& c = *ops[i].collective;
-      const int index = static_cast<int>(i);
+      const TaskDep at{static_cast<int>(i), kNone};
       if (c.phase == Phase::kTpGather && c.matrix >= 0) {
-        matrix_gather_.try_emplace(c.matrix, index);  // the first one, as a search would find
+        matrix_gather_.try_emplace(c.matrix, at);  // the first one, as a search would find
       } else if (c.phase == Phase::kTpGather && c.micro_group >= 0) {
-        group_gather_.try_emplace(c.micro_group, index);
+        group_gather_.try_emplace(c.micro_group, at);
       } else if (c.phase == Phase::kGradSync) {
-        (is_matrix_buffer(plan, c.buffer) ? last_matrix_sync_ : last_adamw_sync_) = index;
+        (is_matrix_buffer(plan, c.buffer) ? last_matrix_sync_ : last_adamw_sync_) = at;
       }
     }
   }
 
   // The collective that delivers matrix m's gradient (its own gather / TP-SC all-gather, else
   // its micro-group's gather), else the matrix buffers' grad sync.
-  int of_matrix(std::size_t m, int micro_group) const {
+  TaskDep of_matrix(std::size_t m, int micro_group) const {
     if (const auto it = matrix_gather_.find(static_cast<int>(m)); it != matrix_gather_.end()) {
       return it->second;
     }
@@ -181,13 +211,13 @@ class GradientSources {
     }
     return last_matrix_sync_;
   }
-  int of_adamw() const { return last_adamw_sync_; }
+  TaskDep of_adamw() const { return last_adamw_sync_; }
 
  private:
-  std::unordered_map<int, int> matrix_gather_;
-  std::unordered_map<int, int> group_gather_;
-  int last_matrix_sync_ = kNone;
-  int last_adamw_sync_ = kNone;
+  std::unordered_map<int, TaskDep> matrix_gather_;
+  std::unordered_map<int, TaskDep> group_gather_;
+  TaskDep last_matrix_sync_;
+  TaskDep last_adamw_sync_;
 };
 
 // The last task of each kind on one rank's compute stream, for the collectives that wait for
@@ -200,32 +230,26 @@ struct TaskIndex {
 };
 
 void add_matrix_task(const plan::StepPlan& plan, RankWork& w, TaskIndex& index, std::size_t m,
-                     int dep) {
+                     TaskDep dep) {
   const int id = static_cast<int>(w.tasks.size());
   w.tasks.push_back(matrix_task(m, dep));
   index.matrix[m] = id;
   index.buffer[plan.matrices[m].buffer] = id;
 }
 
-// The rank's ops in issue order: DP gradient sync, its TP collectives, DP parameter sync.
-void add_ops(const StepModel& model, RankWork& w) {
-  const auto add = [&](const PlannedCollective& c) {
+// The rank's TP collectives in issue order.
+void add_ops(RankWork& w) {
+  for (const PlannedCollective& c : w.tp_ops) {
     CommOp op;
     op.collective = &c;
     w.ops.push_back(op);
-  };
-  for (const plan::DpCollectiveSlot& s : model.dp_slots) {
-    if (s.collective.phase == Phase::kGradSync) add(s.collective);
-  }
-  for (const PlannedCollective& c : w.tp_ops) add(c);
-  for (const plan::DpCollectiveSlot& s : model.dp_slots) {
-    if (s.collective.phase != Phase::kGradSync) add(s.collective);
   }
 }
 
 // Compute tasks in stream order: AdamW, micro-group steps (slot order), replicated steps.
-TaskIndex add_tasks(const plan::StepPlan& plan, RankWork& w, std::int64_t adamw_elements) {
-  const GradientSources sources(plan, w.ops);
+TaskIndex add_tasks(const plan::StepPlan& plan, const StepModel& model, RankWork& w,
+                    std::int64_t adamw_elements) {
+  const GradientSources sources(plan, model, w.ops);
   TaskIndex index;
   if (adamw_elements > 0) {
     index.adamw = static_cast<int>(w.tasks.size());
@@ -257,6 +281,28 @@ int last_of(const std::unordered_map<std::size_t, int>& tasks, std::size_t key) 
   return it == tasks.end() ? kNone : it->second;
 }
 
+// What a parameter sync waits for, as an index into RankWork::param_sync_deps: the last step
+// touching its matrix buffer (key: the buffer), the AdamW update (key: buffers), every kernel of
+// the rank (key: buffers + 1, a collective of no buffer), or nothing (buffers + 2: not a
+// parameter sync).
+int param_sync_key(const plan::StepPlan& plan, const PlannedCollective& c) {
+  const auto buffers = static_cast<int>(plan.buffers.size());
+  if (c.phase != Phase::kParamSync) return buffers + 2;
+  if (c.buffer >= plan.buffers.size()) return buffers + 1;
+  return is_matrix_buffer(plan, c.buffer) ? static_cast<int>(c.buffer) : buffers;
+}
+
+std::vector<int> param_sync_deps(const plan::StepPlan& plan, const RankWork& w,
+                                 const TaskIndex& index) {
+  std::vector<int> deps(plan.buffers.size() + 3, kNone);
+  for (std::size_t b = 0; b < plan.buffers.size(); ++b) {
+    if (is_matrix_buffer(plan, b)) deps[b] = last_of(index.buffer, b);
+  }
+  deps[plan.buffers.size()] = index.adamw;
+  deps[plan.buffers.size() + 1] = static_cast<int>(w.tasks.size()) - 1;
+  return deps;
+}
+
 // Collectives that wait for kernels: scatters for their host's steps, param sync for every
 // step on the rank that touches its buffer; with the serial TP execution (Megatron-Canzona's
 // executor) a micro-group's gather for the element-wise update and every earlier group's steps.
@@ -279,13 +325,7 @@ void add_op_deps(const plan::StepPlan& plan, RankWork& w, const TaskIndex& index
         op.dep = index.group[group(c.micro_group)];
       }
     } else if (c.phase == Phase::kParamSync) {
-      if (c.buffer >= plan.buffers.size()) {
-        op.dep = static_cast<int>(w.tasks.size()) - 1;
-      } else if (is_matrix_buffer(plan, c.buffer)) {
-        op.dep = last_of(index.buffer, c.buffer);
-      } else {
-        op.dep = index.adamw;
-      }
+      op.dep = w.param_sync_deps[static_cast<std::size_t>(param_sync_key(plan, c))];
     }
   }
 }
@@ -297,8 +337,9 @@ RankWork build_rank(const plan::StepPlan& plan, const StepModel& model, int dp_r
   w.dp_rank = dp_rank;
   w.tp_rank = tp_rank;
   w.tp_ops = plan::tp_collectives(plan, dp_rank, tp_rank);
-  add_ops(model, w);
-  const TaskIndex index = add_tasks(plan, w, adamw_elements);
+  add_ops(w);
+  const TaskIndex index = add_tasks(plan, model, w, adamw_elements);
+  w.param_sync_deps = param_sync_deps(plan, w, index);
   add_op_deps(plan, w, index);
   return w;
 }
@@ -452,30 +493,26 @@ std::vector<int> dp_rank_classes(const plan::StepPlan& plan, const Topology& top
 // Index in StepModel::ranks of TP rank t of a class.
 int rank_of(int dp_class, int tp_rank, int tp) { return dp_class * tp + tp_rank; }
 
-// One instance per DP collective and DP group; its members are the simulated ranks, its cost
-// that of every DP rank's bytes.
-void add_dp_instances(const plan::StepPlan& plan, const Topology& topology,
-                      const ProjectionOptions& options, StepModel& model, int classes) {
+// One run per DP collective and DP group, costed with every DP rank's bytes; and which slots
+// are the gradient sync (before the TP collectives) and which the parameter sync (after).
+void add_dp_runs(const plan::StepPlan& plan, const Topology& topology,
+                 const ProjectionOptions& options, StepModel& model) {
+  for (std::size_t k = 0; k < model.dp_slots.size(); ++k) {
+    const PlannedCollective& c = model.dp_slots[k].collective;
+    (c.phase == Phase::kGradSync ? model.grad_sync : model.param_sync).push_back(k);
+    model.param_sync_key.push_back(param_sync_key(plan, c));
+  }
   const int tp = plan.tp();
+  model.dp_runs.resize(static_cast<std::size_t>(tp));
   for (int t = 0; t < tp; ++t) {
     const GroupPlacement placement =
         place_group(dp_group_ranks(plan.dp(), tp, t), topology.gpus_per_node);
-    for (std::size_t k = 0; k < model.dp_slots.size(); ++k) {
-      const plan::DpCollectiveSlot& slot = model.dp_slots[k];
-      Instance inst;
-      inst.seconds = instance_seconds(topology, slot.collective, slot.bytes_sent,
-                                      slot.bytes_received, placement, options.uneven);
-      inst.hideable = is_hideable(plan, slot.collective);
-      const int id = static_cast<int>(model.instances.size());
-      for (int c = 0; c < classes; ++c) {
-        const int r = rank_of(c, t, tp);
-        RankWork& w = model.ranks[static_cast<std::size_t>(r)];
-        // DP ops sit before (grad sync) or after (param sync) the rank's TP ops.
-        const std::size_t i = slot.collective.phase == Phase::kGradSync ? k : k + w.tp_ops.size();
-        w.ops[i].instance = id;
-        inst.members.emplace_back(r, static_cast<int>(i));
-      }
-      model.instances.push_back(std::move(inst));
+    for (const plan::DpCollectiveSlot& slot : model.dp_slots) {
+      DpRun run;
+      run.seconds = instance_seconds(topology, slot.collective, slot.bytes_sent,
+                                     slot.bytes_received, placement, options.uneven);
+      run.hideable = is_hideable(plan, slot.collective);
+      model.dp_runs[static_cast<std::size_t>(t)].push_back(run);
     }
   }
 }
@@ -535,7 +572,6 @@ int add_tp_instances(const Topology& topology, const ProjectionOptions& options,
           inst.members.size(), tp, describe(first), global[static_cast<std::size_t>(r0 % tp)]));
     }
     inst.seconds = instance_seconds(topology, first, sent, received, placement, options.uneven);
-    inst.hideable = false;
   }
   return static_cast<int>(model.instances.size() - first_instance);
 }
@@ -546,6 +582,7 @@ StepModel build_model(const plan::StepPlan& plan, const Topology& topology,
   StepModel model;
   model.tp = tp;
   model.dp_slots = plan::dp_collective_slots(plan);
+  add_dp_runs(plan, topology, options, model);
   std::vector<DpRankWork> classes;
   model.dp_class = dp_rank_classes(plan, topology, options.group_identical_ranks, classes);
   std::vector<int> class_size(classes.size(), 0);
@@ -561,8 +598,7 @@ StepModel build_model(const plan::StepPlan& plan, const Topology& topology,
       model.compute_tasks += class_size[c] * static_cast<int>(model.ranks.back().tasks.size());
     }
   }
-  add_dp_instances(plan, topology, options, model, static_cast<int>(classes.size()));
-  model.collectives = static_cast<int>(model.instances.size());
+  model.collectives = tp * static_cast<int>(model.dp_slots.size());
   for (std::size_t c = 0; c < classes.size(); ++c) {
     model.collectives +=
         class_size[c] * add_tp_instances(topology, options, model, static_cast<int>(c), tp);
@@ -595,81 +631,73 @@ struct Cursor {
   bool arrived = false;
 };
 
-double op_seconds(const Instance& inst, bool hide_overlappable) {
-  return hide_overlappable && inst.hideable ? 0.0 : inst.seconds;
+double run_seconds(const DpRun& run, bool hide_overlappable) {
+  return hide_overlappable && run.hideable ? 0.0 : run.seconds;
 }
 
-// DP collectives at the head of every rank's comm stream (the gradient sync); the rest of the
-// DP slots are its tail (the parameter sync).
-std::size_t grad_sync_slots(const StepModel& model) {
-  return static_cast<std::size_t>(
-      std::count_if(model.dp_slots.begin(), model.dp_slots.end(),
-                    [](const auto& s) { return s.collective.phase == Phase::kGradSync; }));
+// When the kernel can start as far as its dependency goes; kUnset while that has not run.
+double ready_at(const StepModel& model, const RankWork& w, const TaskDep& dep) {
+  if (dep.tp_op != kNone) return w.ops[static_cast<std::size_t>(dep.tp_op)].end;
+  if (dep.grad_sync != kNone) {
+    return model
+        .dp_runs[static_cast<std::size_t>(w.tp_rank)][static_cast<std::size_t>(dep.grad_sync)]
+        .end;
+  }
+  return 0.0;
 }
 
 // Every rank's comm stream opens with the DP gradient sync, which waits for nothing: each of its
-// collectives starts when the previous one ends, on every member alike. Runs that prefix once
-// per DP group instead of through the arrival machinery; the times are the same sums.
+// collectives starts when the previous one ends, on every member of the DP group alike.
 void run_grad_sync(StepModel& model, bool hide_overlappable, std::vector<Cursor>& cur) {
-  const std::size_t prefix = grad_sync_slots(model);
-  for (std::size_t k = 0; k < prefix; ++k) {
-    for (int t = 0; t < model.tp; ++t) {
-      const auto first = static_cast<std::size_t>(t);  // simulated rank of class 0
-      const int id = model.ranks[first].ops[k].instance;
-      Instance& inst = model.instances[static_cast<std::size_t>(id)];
-      inst.ready = cur[first].comm_free;  // every member's: they all left the previous one now
-      inst.arrived = static_cast<int>(inst.members.size());
-      const double end = inst.ready + op_seconds(inst, hide_overlappable);
-      for (const auto& [mr, mi] : inst.members) {
-        const auto m = static_cast<std::size_t>(mr);
-        CommOp& op = model.ranks[m].ops[static_cast<std::size_t>(mi)];
-        op.start = inst.ready;
-        op.end = end;
-        cur[m].comm_free = end;
-        cur[m].next_op = static_cast<std::size_t>(mi) + 1;
-      }
+  for (int t = 0; t < model.tp; ++t) {
+    std::vector<DpRun>& runs = model.dp_runs[static_cast<std::size_t>(t)];
+    double free = 0;
+    for (const std::size_t k : model.grad_sync) {
+      runs[k].start = free;
+      runs[k].end = free + run_seconds(runs[k], hide_overlappable);
+      free = runs[k].end;
+    }
+    for (std::size_t r = static_cast<std::size_t>(t); r < model.ranks.size();
+         r += static_cast<std::size_t>(model.tp)) {
+      cur[r].comm_free = free;
     }
   }
 }
 
 // Every rank's comm stream closes with the DP parameter sync. Nothing else waits for it (kernels
 // wait for gradient syncs and TP gathers only), so once every rank has run its kernels and TP
-// collectives, each of its collectives starts when its slowest member is free and its
-// dependency is done, as the arrival machinery would find, without a trip through the work
-// queue per member and collective (hundreds of buckets times hundreds of DP ranks).
-void run_param_sync(StepModel& model, bool hide_overlappable, std::vector<Cursor>& cur) {
-  const std::size_t suffix = model.dp_slots.size() - grad_sync_slots(model);
-  for (std::size_t k = 0; k < suffix; ++k) {
-    for (int t = 0; t < model.tp; ++t) {
-      const RankWork& first = model.ranks[static_cast<std::size_t>(t)];  // class 0
-      const int id = first.ops[first.ops.size() - suffix + k].instance;
-      Instance& inst = model.instances[static_cast<std::size_t>(id)];
-      inst.ready = 0;
-      for (const auto& [mr, mi] : inst.members) {
-        const auto m = static_cast<std::size_t>(mr);
-        const int dep = model.ranks[m].ops[static_cast<std::size_t>(mi)].dep;
-        const double done = end_of(model.ranks[m].tasks, dep);
-        inst.ready = std::max({inst.ready, cur[m].comm_free, done});
+// collectives, each of its collectives starts when the last member is free (the first one: the
+// latest end of the members' TP collectives; the others: the previous one's end) and the
+// kernels it waits for have ended on every member.
+void run_param_sync(StepModel& model, bool hide_overlappable, const std::vector<Cursor>& cur) {
+  const std::size_t keys = model.ranks.empty() ? 0 : model.ranks.front().param_sync_deps.size();
+  for (int t = 0; t < model.tp; ++t) {
+    double free = 0;
+    std::vector<double> kernels_done(keys, 0.0);  // per ParamSyncKey, latest over the group
+    for (std::size_t r = static_cast<std::size_t>(t); r < model.ranks.size();
+         r += static_cast<std::size_t>(model.tp)) {
+      const RankWork& w = model.ranks[r];
+      free = std::max(free, cur[r].comm_free);
+      for (std::size_t key = 0; key < keys; ++key) {
+        kernels_done[key] = std::max(kernels_done[key], end_of(w.tasks, w.param_sync_deps[key]));
       }
-      inst.arrived = static_cast<int>(inst.members.size());
-      const double end = inst.ready + op_seconds(inst, hide_overlappable);
-      for (const auto& [mr, mi] : inst.members) {
-        const auto m = static_cast<std::size_t>(mr);
-        CommOp& op = model.ranks[m].ops[static_cast<std::size_t>(mi)];
-        op.start = inst.ready;
-        op.end = end;
-        cur[m].comm_free = end;
-        cur[m].next_op = static_cast<std::size_t>(mi) + 1;
-      }
+    }
+    std::vector<DpRun>& runs = model.dp_runs[static_cast<std::size_t>(t)];
+    for (const std::size_t k : model.param_sync) {
+      const auto key = static_cast<std::size_t>(model.param_sync_key[k]);
+      runs[k].start = std::max(free, kernels_done[key]);
+      runs[k].end = runs[k].start + run_seconds(runs[k], hide_overlappable);
+      free = runs[k].end;
     }
   }
 }
 
-// Runs the two streams of every rank to completion; fills start / end of every op and task.
+// Runs the two streams of every rank to completion; fills start / end of every op, task and DP
+// run.
 void simulate(StepModel& model, bool hide_overlappable) {
   const std::size_t n = model.ranks.size();
   std::vector<Cursor> cur(n);
-  // An entry's end stays kUnset until it has run: the dependency test below reads it.
+  // An entry's end stays kUnset until it has run: the dependency tests below read it.
   for (RankWork& w : model.ranks) {
     for (CommOp& op : w.ops) op.start = op.end = kUnset;
     for (Task& t : w.tasks) t.start = t.end = kUnset;
@@ -679,7 +707,6 @@ void simulate(StepModel& model, bool hide_overlappable) {
     inst.ready = 0;
   }
   run_grad_sync(model, hide_overlappable, cur);
-  const std::size_t param_sync = model.dp_slots.size() - grad_sync_slots(model);
   std::deque<std::size_t> work(n);
   std::iota(work.begin(), work.end(), std::size_t{0});
   std::vector<char> queued(n, 1);
@@ -694,7 +721,7 @@ void simulate(StepModel& model, bool hide_overlappable) {
       progressed = false;
       if (c.next_task < w.tasks.size()) {
         Task& t = w.tasks[c.next_task];
-        const double ready = end_of(w.ops, t.dep);
+        const double ready = ready_at(model, w, t.dep);
         if (ready != kUnset) {
           t.start = std::max(c.compute_free, ready);
           t.end = t.start + t.seconds;
@@ -703,7 +730,7 @@ void simulate(StepModel& model, bool hide_overlappable) {
           progressed = true;
         }
       }
-      if (c.next_op < w.ops.size() - param_sync && !c.arrived) {
+      if (c.next_op < w.ops.size() && !c.arrived) {
         CommOp& op = w.ops[c.next_op];
         const double ready = end_of(w.tasks, op.dep);
         if (ready != kUnset) {
@@ -711,12 +738,11 @@ void simulate(StepModel& model, bool hide_overlappable) {
           inst.ready = std::max(inst.ready, std::max(c.comm_free, ready));
           c.arrived = true;
           if (++inst.arrived == static_cast<int>(inst.members.size())) {
-            const double seconds = op_seconds(inst, hide_overlappable);
             for (const auto& [mr, mi] : inst.members) {
               const auto m = static_cast<std::size_t>(mr);
               CommOp& mop = model.ranks[m].ops[static_cast<std::size_t>(mi)];
               mop.start = inst.ready;
-              mop.end = inst.ready + seconds;
+              mop.end = inst.ready + inst.seconds;
               cur[m].comm_free = mop.end;
               cur[m].next_op = static_cast<std::size_t>(mi) + 1;
               cur[m].arrived = false;
@@ -734,11 +760,13 @@ void simulate(StepModel& model, bool hide_overlappable) {
 
   for (std::size_t r = 0; r < n; ++r) {
     const RankWork& w = model.ranks[r];
-    if (cur[r].next_op < w.ops.size() - param_sync || cur[r].next_task < w.tasks.size()) {
-      const std::string what = cur[r].next_op < w.ops.size()
-                                   ? fmt::format("collective #{} ({})", cur[r].next_op,
-                                                 describe(*w.ops[cur[r].next_op].collective))
-                                   : fmt::format("kernel #{}", cur[r].next_task);
+    if (cur[r].next_op < w.ops.size() || cur[r].next_task < w.tasks.size()) {
+      // Numbered on the whole comm stream, gradient sync first.
+      const std::string what =
+          cur[r].next_op < w.ops.size()
+              ? fmt::format("collective #{} ({})", model.grad_sync.size() + cur[r].next_op,
+                            describe(*w.ops[cur[r].next_op].collective))
+              : fmt::format("kernel #{}", cur[r].next_task);
       throw Error(fmt::format(
           "projection: the step deadlocks: rank {} (dp {}, tp {}) never gets past {}; the plan's "
           "collective order and dependencies are inconsistent across ranks",
@@ -786,12 +814,21 @@ std::vector<RankTimeline> timelines(const StepModel& model) {
     t.dp_rank = w.dp_rank;
     t.tp_rank = w.tp_rank;
     std::vector<std::pair<double, double>> comm, kernels;
-    for (const CommOp& op : w.ops) {
-      const double d = op.end - op.start;
-      phase_slot(t.phases, op.collective->phase) += d;
+    const auto add_comm = [&](Phase phase, double start, double end) {
+      const double d = end - start;
+      phase_slot(t.phases, phase) += d;
       t.comm_busy += d;
-      t.end = std::max(t.end, op.end);
-      if (d > 0) comm.emplace_back(op.start, op.end);
+      t.end = std::max(t.end, end);
+      if (d > 0) comm.emplace_back(start, end);
+    };
+    // In issue order: gradient sync, TP collectives, parameter sync.
+    const std::vector<DpRun>& runs = model.dp_runs[static_cast<std::size_t>(w.tp_rank)];
+    for (const std::size_t k : model.grad_sync) {
+      add_comm(model.dp_slots[k].collective.phase, runs[k].start, runs[k].end);
+    }
+    for (const CommOp& op : w.ops) add_comm(op.collective->phase, op.start, op.end);
+    for (const std::size_t k : model.param_sync) {
+      add_comm(model.dp_slots[k].collective.phase, runs[k].start, runs[k].end);
     }
     for (const Task& task : w.tasks) {
       (task.adamw ? t.phases.update : t.phases.compute) += task.seconds;
