@@ -39,7 +39,8 @@ constexpr int kNone = -1;
 // Every member of a DP collective starts and ends it together, so the DP part is kept once per
 // DP group (StepModel::dp_runs) and only the TP collectives per rank: with hundreds of buckets on
 // hundreds of DP ranks, per-rank copies of the DP slots were most of a projection's work.
-struct CommOp {                                   // a TP collective
+// One TP collective on one rank's comm stream.
+struct CommOp {
   const PlannedCollective* collective = nullptr;  // RankWork::tp_ops
   int instance = -1;
   int dep = kNone;  // last compute task of the same rank it waits for
@@ -101,7 +102,7 @@ struct RankWork {
   std::vector<PlannedCollective> tp_ops;  // what `ops` point to
   std::vector<CommOp> ops;                // the TP collectives, in issue order
   std::vector<Task> tasks;
-  std::vector<int> param_sync_deps;  // per ParamSyncKey: last task a parameter sync waits for
+  std::vector<int> param_sync_deps;  // per param_sync_key: the last task a parameter sync waits for
 };
 
 // Everything about the step that does not depend on time. Only one DP rank of each class of
@@ -110,7 +111,7 @@ struct RankWork {
 struct StepModel {
   std::vector<plan::DpCollectiveSlot> dp_slots;    // the DP collectives of every rank
   std::vector<std::size_t> grad_sync, param_sync;  // dp_slots indices, in issue order
-  std::vector<int> param_sync_key;                 // per dp_slots index (ParamSyncKey)
+  std::vector<int> param_sync_key;                 // per dp_slots index (see param_sync_key())
   std::vector<std::vector<DpRun>> dp_runs;         // [TP rank][dp_slots index]
   std::vector<RankWork> ranks;
   std::vector<Instance> instances;  // TP collectives
@@ -673,7 +674,7 @@ void run_param_sync(StepModel& model, bool hide_overlappable, const std::vector<
   const std::size_t keys = model.ranks.empty() ? 0 : model.ranks.front().param_sync_deps.size();
   for (int t = 0; t < model.tp; ++t) {
     double free = 0;
-    std::vector<double> kernels_done(keys, 0.0);  // per ParamSyncKey, latest over the group
+    std::vector<double> kernels_done(keys, 0.0);  // per param_sync_key: latest over the group
     for (std::size_t r = static_cast<std::size_t>(t); r < model.ranks.size();
          r += static_cast<std::size_t>(model.tp)) {
       const RankWork& w = model.ranks[r];
