@@ -7,14 +7,13 @@
 #include "fixture_files.hpp"
 
 #include <canzona/model/catalog.hpp>
-#include <canzona/testing/seed.hpp>
+#include <canzona/testing/scratch_directory.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -24,11 +23,7 @@ namespace {
 // A file in a fresh temporary directory, removed with the fixture.
 class TempDir {
  public:
-  TempDir() {
-    std::mt19937_64 rng(test_seed() ^ reinterpret_cast<std::uintptr_t>(this));
-    path_ = std::filesystem::temp_directory_path() / ("canzona-cli-test-" + std::to_string(rng()));
-    std::filesystem::create_directories(path_);
-  }
+  TempDir() : path_(make_scratch_directory("canzona-cli-test")) {}
   ~TempDir() { std::filesystem::remove_all(path_); }
   std::string write(const std::string& name, const std::string& text) const {
     const std::filesystem::path file = path_ / name;

@@ -2,10 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fixture_files.hpp"
 
-#include <canzona/testing/seed.hpp>
+#include <canzona/testing/scratch_directory.hpp>
 
 #include <fstream>
-#include <random>
 #include <stdexcept>
 
 namespace canzona::testing {
@@ -19,11 +18,7 @@ bool belongs_to(const nlohmann::json& row, const std::string& key) {
 
 }  // namespace
 
-FixtureFiles::FixtureFiles() {
-  std::mt19937_64 rng(test_seed() ^ reinterpret_cast<std::uintptr_t>(this));
-  dir_ = std::filesystem::temp_directory_path() / ("canzona-harness-test-" + std::to_string(rng()));
-  std::filesystem::create_directories(dir_);
-}
+FixtureFiles::FixtureFiles() : dir_(make_scratch_directory("canzona-harness-test")) {}
 
 FixtureFiles::~FixtureFiles() {
   std::error_code ignored;
