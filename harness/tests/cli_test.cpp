@@ -7,33 +7,15 @@
 #include "fixture_files.hpp"
 
 #include <canzona/model/catalog.hpp>
-#include <canzona/testing/scratch_directory.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 namespace canzona::testing {
 namespace {
-
-// A file in a fresh temporary directory, removed with the fixture.
-class TempDir {
- public:
-  TempDir() : path_(make_scratch_directory("canzona-cli-test")) {}
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::filesystem::path file = path_ / name;
-    std::ofstream(file) << text;
-    return file.string();
-  }
-
- private:
-  std::filesystem::path path_;
-};
 
 TEST(CliTest, ModelsJsonListsTheWholeCatalogWithExactTotals) {
   const ProcessResult r = bench({"models", "--json"});
@@ -102,8 +84,8 @@ TEST(CliTest, PlanTextOfQwen3_32BOn256GpusNamesBucketsAndRanks) {
 }
 
 TEST(CliTest, PlanAcceptsAJsonModelSpecFile) {
-  TempDir dir;
-  const std::string spec = dir.write("tiny.json", R"({
+  FixtureFiles dir;
+  const std::string spec = dir.write_text("tiny.json", R"({
       "name": "tiny", "hidden_size": 256, "intermediate_size": 768, "num_hidden_layers": 2,
       "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 1000,
       "tie_word_embeddings": true})");
@@ -174,7 +156,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<BadInput>& case_info) { return case_info.param.label; });
 
 TEST(CliBadSpecTest, MalformedAndInvalidJsonSpecsExitTwoNamingTheProblem) {
-  TempDir dir;
+  FixtureFiles dir;
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"name": "broken", "hidden_size": 256,)", "JSON"},
       {R"({"name": "neg", "hidden_size": -256, "intermediate_size": 768, "num_hidden_layers": 2,
@@ -188,7 +170,7 @@ TEST(CliBadSpecTest, MalformedAndInvalidJsonSpecsExitTwoNamingTheProblem) {
       {R"({"name": "missing", "hidden_size": 256})", "intermediate_size"},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const std::string spec = dir.write("spec" + std::to_string(i) + ".json", cases[i].first);
+    const std::string spec = dir.write_text("spec" + std::to_string(i) + ".json", cases[i].first);
     const ProcessResult r = bench({"plan", "--model", spec, "--dp", "2"});
     EXPECT_EQ(r.exit_code, 2) << cases[i].first << "\n" << r.err;
     EXPECT_NE(r.err.find(cases[i].second), std::string::npos) << r.err;
@@ -197,8 +179,8 @@ TEST(CliBadSpecTest, MalformedAndInvalidJsonSpecsExitTwoNamingTheProblem) {
 }
 
 TEST(CliBadSpecTest, ValidateRejectsAResultFileThatIsNotBenchmarkJson) {
-  TempDir dir;
-  const std::string garbage = dir.write("garbage.json", "{\"benchmarks\": 3}");
+  FixtureFiles dir;
+  const std::string garbage = dir.write_text("garbage.json", "{\"benchmarks\": 3}");
   const ProcessResult r = bench({"validate", garbage});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("context"), std::string::npos) << r.err;

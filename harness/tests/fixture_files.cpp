@@ -2,8 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fixture_files.hpp"
 
-#include <canzona/testing/scratch_directory.hpp>
-
 #include <fstream>
 #include <stdexcept>
 
@@ -18,13 +16,13 @@ bool belongs_to(const nlohmann::json& row, const std::string& key) {
 
 }  // namespace
 
-FixtureFiles::FixtureFiles() : dir_(make_scratch_directory("canzona-harness-test")) {}
+FixtureFiles::FixtureFiles() : scratch_("canzona-harness-test") {}
 
+// Tests take permissions away to make writes fail; the folder's removal needs them back.
 FixtureFiles::~FixtureFiles() {
   std::error_code ignored;
-  std::filesystem::permissions(dir_, std::filesystem::perms::owner_all,
+  std::filesystem::permissions(dir(), std::filesystem::perms::owner_all,
                                std::filesystem::perm_options::add, ignored);
-  std::filesystem::remove_all(dir_, ignored);
 }
 
 nlohmann::json FixtureFiles::fixture() {
@@ -33,14 +31,14 @@ nlohmann::json FixtureFiles::fixture() {
   return nlohmann::json::parse(in);
 }
 
-std::string FixtureFiles::path(const std::string& name) const { return (dir_ / name).string(); }
+std::string FixtureFiles::path(const std::string& name) const { return (dir() / name).string(); }
 
 std::string FixtureFiles::write(const std::string& name, const nlohmann::json& document) const {
   return write_text(name, document.dump(2));
 }
 
 std::string FixtureFiles::write_text(const std::string& name, const std::string& text) const {
-  std::ofstream(dir_ / name) << text;
+  std::ofstream(dir() / name) << text;
   return path(name);
 }
 

@@ -8,6 +8,8 @@
 
 #include <canzona/testing/run_process.hpp>
 
+#include "child_jobs.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -32,10 +34,12 @@ class FixtureFiles {
   std::string write(const std::string& name, const nlohmann::json& document) const;
   /// Writes `text` as it is and returns its path.
   std::string write_text(const std::string& name, const std::string& text) const;
-  const std::filesystem::path& dir() const { return dir_; }
+  const std::filesystem::path& dir() const { return scratch_.path(); }
 
  private:
-  std::filesystem::path dir_;
+  // mkdtemp: no other test process can share it (the seed and, under the sanitizers, the heap
+  // addresses are equal across CTest's parallel processes, so names drawn from them repeat).
+  harness::ScratchDir scratch_;
 };
 
 /// The markdown table cell a report prints for benchmark `name`: "| `name` |".

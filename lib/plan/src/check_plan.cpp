@@ -66,7 +66,7 @@ void check_buffers(const StepPlan& plan) {
 }
 
 bool steps_each_matrix_once(const StepPlan& plan, std::int64_t capacity, bool bounded);
-void name_the_rank_that_misses_a_matrix(const StepPlan& plan, std::int64_t capacity, bool bounded);
+void name_the_fault_rank_by_rank(const StepPlan& plan, std::int64_t capacity, bool bounded);
 
 // Each DP rank's TP group steps each of its matrices exactly once: hosted in one slot of one
 // micro-group, or listed once as replicated.
@@ -100,7 +100,7 @@ void check_matrices(const StepPlan& plan) {
     }
   }
   if (!steps_each_matrix_once(plan, capacity, bounded)) {
-    name_the_rank_that_misses_a_matrix(plan, capacity, bounded);
+    name_the_fault_rank_by_rank(plan, capacity, bounded);
   }
 }
 
@@ -143,7 +143,7 @@ bool steps_each_matrix_once(const StepPlan& plan, std::int64_t capacity, bool bo
   return true;
 }
 
-void name_the_rank_that_misses_a_matrix(const StepPlan& plan, std::int64_t capacity, bool bounded) {
+void name_the_fault_rank_by_rank(const StepPlan& plan, std::int64_t capacity, bool bounded) {
   for (int d = 0; d < plan.dp(); ++d) {
     std::vector<int> seen(plan.matrices.size(), 0);
     for (const MicroGroupPlan& group : plan.micro_groups.at(static_cast<std::size_t>(d))) {

@@ -618,11 +618,9 @@ void cost_tasks(StepModel& model, const plan::StepPlan& plan, ComputeModel& comp
   }
 }
 
-// The end of entry `dep` of a stream (its ops or its tasks), 0 for none; kUnset while it has
-// not run.
-template <typename Entry>
-double end_of(const std::vector<Entry>& stream, int dep) {
-  return dep == kNone ? 0.0 : stream[static_cast<std::size_t>(dep)].end;
+// The end of the rank's task `dep`, 0 for none; kUnset while it has not run.
+double task_end(const RankWork& w, int dep) {
+  return dep == kNone ? 0.0 : w.tasks[static_cast<std::size_t>(dep)].end;
 }
 
 // Where one simulated rank's streams are.
@@ -680,7 +678,7 @@ void run_param_sync(StepModel& model, bool hide_overlappable, const std::vector<
       const RankWork& w = model.ranks[r];
       free = std::max(free, cur[r].comm_free);
       for (std::size_t key = 0; key < keys; ++key) {
-        kernels_done[key] = std::max(kernels_done[key], end_of(w.tasks, w.param_sync_deps[key]));
+        kernels_done[key] = std::max(kernels_done[key], task_end(w, w.param_sync_deps[key]));
       }
     }
     std::vector<DpRun>& runs = model.dp_runs[static_cast<std::size_t>(t)];
@@ -733,7 +731,7 @@ void simulate(StepModel& model, bool hide_overlappable) {
       }
       if (c.next_op < w.ops.size() && !c.arrived) {
         CommOp& op = w.ops[c.next_op];
-        const double ready = end_of(w.tasks, op.dep);
+        const double ready = task_end(w, op.dep);
         if (ready != kUnset) {
           Instance& inst = model.instances[static_cast<std::size_t>(op.instance)];
           inst.ready = std::max(inst.ready, std::max(c.comm_free, ready));
