@@ -4,7 +4,7 @@
 #
 # The GPU bundle's end-to-end part built as a GPU node would build it, on this machine against
 # this build's libtorch (the node uses PyTorch's; both have the C++11 ABI): the bundle made from
-# the build (ci/gpu-bundle.sh --skip-build), unpacked into a fresh folder, then from a scrubbed
+# the build once (gpu_bundle_make.sh), unpacked into a fresh folder, then from a scrubbed
 # environment (env -i, a HOME of its own, no path into this tree)
 #   1. build-e2e.sh configures <bundle>/e2e against <bundle> and libtorch only, compiles the
 #      ATen part and the suite's main, links the rest prebuilt, warnings as errors, installs the
@@ -13,11 +13,12 @@
 #      of its dependencies (fmt, Google Benchmark, ...) read from the bundle, none from this tree
 #      or from the -dev packages' include folders, and no build file names this tree;
 #   3. the suite resolves the project's dependencies' libraries from the bundle.
-# Usage: gpu_bundle_e2e_test.sh BUILD_DIR TORCH_DIR (TORCH_DIR: the folder of TorchConfig.cmake)
+# Usage: gpu_bundle_e2e_test.sh ARCHIVE.tar.xz TORCH_DIR (the archive made by gpu_bundle_make.sh;
+# TORCH_DIR: the folder of TorchConfig.cmake)
 set -euo pipefail
-[ "$#" -eq 2 ] && [ -d "$1" ] && [ -f "$2/TorchConfig.cmake" ] ||
-  { echo "usage: gpu_bundle_e2e_test.sh BUILD_DIR TORCH_DIR (with TorchConfig.cmake)" >&2; exit 2; }
-build="$(cd "$1" && pwd)"
+[ "$#" -eq 2 ] && [ -f "$1" ] && [ -f "$2/TorchConfig.cmake" ] ||
+  { echo "usage: gpu_bundle_e2e_test.sh ARCHIVE.tar.xz TORCH_DIR (with TorchConfig.cmake)" >&2; exit 2; }
+archive="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 torch_dir="$(cd "$2" && pwd)"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d)"
@@ -25,10 +26,8 @@ trap 'rm -rf "${work}"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 t0=${SECONDS}
-BUILD_DIR="${build}" bash "${root}/ci/gpu-bundle.sh" --skip-build --out "${work}/bundle.tar.xz" \
-  >"${work}/make.log" 2>&1 || fail "gpu-bundle.sh: $(cat "${work}/make.log")"
 mkdir "${work}/node"
-tar -C "${work}/node" -xJf "${work}/bundle.tar.xz"
+tar -C "${work}/node" -xJf "${archive}"
 b="${work}/node/canzona-gpu-bundle"
 for f in build-e2e.sh e2e/CMakeLists.txt lib/cmake/Canzona/CanzonaConfig.cmake \
          include/canzona/config.hpp deps/include/fmt/format.h deps/include/mpi.h; do
@@ -72,5 +71,5 @@ for lib in libfmt libbenchmark libmpi libopenblas liblapacke libre2; do
   grep -E "^\s*${lib}\.so" "${work}/ldd.txt" | grep -qF -e "=> ${b}/lib/" -e "=> ${b}/bin/../lib/" ||
     fail "${lib} not resolved from the bundle: $(grep -E "${lib}\.so" "${work}/ldd.txt" || echo missing)"
 done
-echo "PASS: bundle $(du -h "${work}/bundle.tar.xz" | cut -f1) made and unpacked in ${bundle_s} s;" \
+echo "PASS: bundle $(du -h "${archive}" | cut -f1) unpacked in ${bundle_s} s;" \
      "node build + smoke ${node_s} s, compiled: ${compiled}"

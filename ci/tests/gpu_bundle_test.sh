@@ -2,8 +2,8 @@
 # SPDX-FileCopyrightText: Canzona Bench contributors
 # SPDX-License-Identifier: Apache-2.0
 #
-# The GPU bundle as a GPU node would get it, checked on this machine: made from the build
-# (ci/gpu-bundle.sh --skip-build), unpacked into a fresh folder, then
+# The GPU bundle as a GPU node would get it, checked on this machine: made from the build once
+# (gpu_bundle_make.sh: ci/gpu-bundle.sh --skip-build), unpacked into a fresh folder, then
 #   1. every library any of its programs resolves lies in the bundle, or is glibc / libstdc++,
 #      or CUDA (the node's own);
 #   2. from a scrubbed environment (env -i, env.sh only), the CPU parts run: devices, models,
@@ -14,9 +14,11 @@
 #      and marks every GPU phase n/a with the reason when there is no GPU;
 #   4. SIGTERM to first-contact.sh during a phase ends that phase's processes, exit 143, and
 #      the report says the run was stopped.
-# Usage: gpu_bundle_test.sh BUILD_DIR
+# Usage: gpu_bundle_test.sh ARCHIVE.tar.xz (made by gpu_bundle_make.sh)
 set -euo pipefail
-build="$(cd "$1" && pwd)"
+[ "$#" -eq 1 ] && [ -f "$1" ] ||
+  { echo "usage: gpu_bundle_test.sh ARCHIVE.tar.xz (made by gpu_bundle_make.sh)" >&2; exit 2; }
+archive="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT
@@ -24,10 +26,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # Allowed from outside the bundle: the C and C++ runtimes, and CUDA (the node's).
 allowed='/(ld-linux-x86-64|libc|libm|libdl|libpthread|librt|libutil|libresolv|libgcc_s|libstdc\+\+|libcuda|libcudart|libcublas|libcublasLt|libcusolver|libcusparse|libnvJitLink|libnccl)\.so[.0-9]*$'
 
-BUILD_DIR="${build}" bash "${root}/ci/gpu-bundle.sh" --skip-build --out "${work}/bundle.tar.xz" \
-  >"${work}/make.log" 2>&1 || fail "gpu-bundle.sh: $(cat "${work}/make.log")"
 mkdir "${work}/node"
-tar -C "${work}/node" -xJf "${work}/bundle.tar.xz"
+tar -C "${work}/node" -xJf "${archive}"
 b="${work}/node/canzona-gpu-bundle"
 for f in env.sh first-contact.sh gpu-step-compare.sh npy_tool.py MANIFEST bin/canzona-bench \
          bin/canzona_bench_optimizer_step lib/libmpi.so.40; do
@@ -132,4 +132,4 @@ sleep 1
 ! pgrep -f "${b}/bin/canzona" >/dev/null || fail "processes of the stopped phase are left: $(pgrep -af "${b}/bin/canzona")"
 grep -q '^| FAIL | first contact | terminated by a signal' "${work}/report3/summary.md" ||
   fail "the report does not say the run was stopped: $(cat "${work}/report3/summary.md")"
-echo "PASS: bundle $(du -h "${work}/bundle.tar.xz" | cut -f1), ${processes} processes traced, first contact ${wall} s"
+echo "PASS: bundle $(du -h "${archive}" | cut -f1), ${processes} processes traced, first contact ${wall} s"

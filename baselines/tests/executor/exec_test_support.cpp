@@ -18,11 +18,23 @@
 namespace canzona::exec::testing {
 namespace {
 
+// The test values hash (seed, a, b, c, d) as splitmix64 of the seed and one mix per argument.
+// The mixes are separate functions so that the reference's sum over DP ranks (only b varies)
+// mixes the other arguments once per element instead of once per rank.
+std::uint64_t mix_a(std::uint64_t a) { return splitmix64(a + 1); }
+std::uint64_t mix_b(std::uint64_t b) { return splitmix64((b + 7) * 0x100000001B3ULL); }
+std::uint64_t mix_c(std::uint64_t c) { return splitmix64(c * 31 + 3); }
+std::uint64_t mix_d(std::int64_t d) {
+  return splitmix64(static_cast<std::uint64_t>(d) * 0x9E3779B1ULL);
+}
+
 std::uint64_t hash(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c,
-                   std::uint64_t d) {
-  return splitmix64(seed ^ splitmix64(a + 1) ^ splitmix64((b + 7) * 0x100000001B3ULL) ^
-                    splitmix64(c * 31 + 3) ^
-                    splitmix64(static_cast<std::uint64_t>(d) * 0x9E3779B1ULL));
+                   std::int64_t d) {
+  return splitmix64(seed ^ mix_a(a) ^ mix_b(b) ^ mix_c(c) ^ mix_d(d));
+}
+
+float grad_from_hash(std::uint64_t h) {
+  return static_cast<float>(static_cast<int>(h % 33) - 16) * 0x1p-8f;
 }
 
 constexpr std::int64_t kBucketElements = 20'000;  // several buckets per buffer
@@ -116,14 +128,12 @@ plan::StrategyOptions options_for(const Scenario& scenario, optim::OptimizerKind
 }
 
 float grad_value(std::uint64_t seed, int step, int dp_rank, std::size_t param, std::int64_t index) {
-  const std::uint64_t h =
-      hash(seed, static_cast<std::uint64_t>(step), static_cast<std::uint64_t>(dp_rank), param,
-           static_cast<std::uint64_t>(index));
-  return static_cast<float>(static_cast<int>(h % 33) - 16) * 0x1p-8f;
+  return grad_from_hash(hash(seed, static_cast<std::uint64_t>(step),
+                             static_cast<std::uint64_t>(dp_rank), param, index));
 }
 
 float init_value(std::uint64_t seed, std::size_t param, std::int64_t index) {
-  const std::uint64_t h = hash(~seed, 0xFFFF, 0xFFFF, param, static_cast<std::uint64_t>(index));
+  const std::uint64_t h = hash(~seed, 0xFFFF, 0xFFFF, param, index);
   return static_cast<float>(static_cast<int>(h % 129) - 64) * 0x1p-7f;
 }
 
@@ -250,14 +260,19 @@ Reference::Reference(const model::ModelSpec& model, const plan::StepPlan& plan, 
 void Reference::step(int step_index) {
   const int dp = plan_.dp();
   const float inverse_dp = 1.0f / static_cast<float>(dp);
+  // grad_value summed over the DP ranks in rank order, its hash taken apart (see mix_a).
+  std::vector<std::uint64_t> rank_mix(static_cast<std::size_t>(dp));
+  for (int d = 0; d < dp; ++d)
+    rank_mix[static_cast<std::size_t>(d)] = mix_b(static_cast<std::uint64_t>(d));
+  const std::uint64_t step_mix = seed_ ^ mix_a(static_cast<std::uint64_t>(step_index));
   for (std::size_t p = 0; p < values_.size(); ++p) {
     std::vector<float>& v = values_[p];
     average_.assign(v.size(), 0.0f);
+    const std::uint64_t param_mix = step_mix ^ mix_c(p);
     for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::uint64_t element_mix = param_mix ^ mix_d(static_cast<std::int64_t>(i));
       float sum = 0.0f;
-      for (int d = 0; d < dp; ++d) {
-        sum += grad_value(seed_, step_index, d, p, static_cast<std::int64_t>(i));
-      }
+      for (const std::uint64_t r : rank_mix) sum += grad_from_hash(splitmix64(element_mix ^ r));
       average_[i] = dp == 1 ? sum : sum * inverse_dp;
     }
     if (adamw_states_[p]) {
