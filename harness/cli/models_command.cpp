@@ -42,11 +42,14 @@ MatrixSplit matrix_split(const model::ModelSpec& spec) {
 
 // 32762123264 -> "32,762,123,264": totals are checked to the parameter, so print every digit.
 std::string with_commas(std::int64_t n) {
-  std::string digits = std::to_string(n);
-  for (int i = static_cast<int>(digits.size()) - 3; i > (n < 0 ? 1 : 0); i -= 3) {
-    digits.insert(static_cast<std::size_t>(i), ",");
+  const std::string digits = std::to_string(n);
+  const std::size_t sign = n < 0 ? 1 : 0;
+  std::string out = digits.substr(0, sign);
+  for (std::size_t i = sign; i < digits.size(); ++i) {
+    if (i > sign && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
   }
-  return digits;
+  return out;
 }
 
 std::string billions(std::int64_t n) {

@@ -18,7 +18,7 @@
 namespace canzona::harness {
 namespace {
 
-constexpr std::array<AbVerdict, 8> kVerdictOrder = {
+constexpr std::array<AbVerdict, 8> kAbVerdictOrder = {
     AbVerdict::kSlower,       AbVerdict::kMissing, AbVerdict::kUnconfirmed, AbVerdict::kNoisy,
     AbVerdict::kInconclusive, AbVerdict::kFaster,  AbVerdict::kNew,         AbVerdict::kSame};
 
@@ -50,7 +50,7 @@ std::string side_median(const std::vector<AbPair>& pairs, bool head) {
 std::string verdict_summary(const AbResult& result) {
   const std::map<AbVerdict, int> counts = result.counts();
   std::string text;
-  for (const AbVerdict v : kVerdictOrder) {
+  for (const AbVerdict v : kAbVerdictOrder) {
     const auto it = counts.find(v);
     if (it == counts.end()) continue;
     if (!text.empty()) text += ", ";

@@ -26,12 +26,13 @@ namespace {
 // The fewest nights a trend is fitted to: two points make a line but no interval.
 constexpr int kMinNights = 3;
 
-constexpr std::array<DriftVerdict, 4> kVerdictOrder = {
+constexpr std::array<DriftVerdict, 4> kDriftVerdictOrder = {
     DriftVerdict::kDrift, DriftVerdict::kImproved, DriftVerdict::kStable, DriftVerdict::kTooFew};
 
 std::size_t verdict_rank(DriftVerdict verdict) {
-  return static_cast<std::size_t>(std::find(kVerdictOrder.begin(), kVerdictOrder.end(), verdict) -
-                                  kVerdictOrder.begin());
+  return static_cast<std::size_t>(
+      std::find(kDriftVerdictOrder.begin(), kDriftVerdictOrder.end(), verdict) -
+      kDriftVerdictOrder.begin());
 }
 
 std::string file_name(const Run& run) {
@@ -104,7 +105,7 @@ std::string change_cell(const DriftRow& row) {
 std::string verdict_summary(const DriftResult& result) {
   const std::map<DriftVerdict, int> counts = result.counts();
   std::string text;
-  for (const DriftVerdict v : kVerdictOrder) {
+  for (const DriftVerdict v : kDriftVerdictOrder) {
     const auto it = counts.find(v);
     if (it == counts.end()) continue;
     if (!text.empty()) text += ", ";

@@ -157,7 +157,7 @@ TEST(StatisticsTest, ShiftIntervalAgreesWithEnumeratedNullDistribution) {
       }
       const SpacedSamples s = spaced_samples(m, n);
       const ShiftInterval r = hodges_lehmann_shift(s.x, s.y, confidence);
-      SCOPED_TRACE(testing::Message() << m << "+" << n << " at " << confidence);
+      SCOPED_TRACE(::testing::Message() << m << "+" << n << " at " << confidence);
       ASSERT_EQ(r.bounded, w >= 0);
       if (w < 0) continue;
       EXPECT_EQ(r.lower, s.sorted_differences[static_cast<std::size_t>(w)]);
@@ -185,7 +185,7 @@ TEST(StatisticsTest, ShiftIntervalMatchesTheDifferencesFormedOneByOne) {
     }
     std::sort(differences.begin(), differences.end());
     const ShiftInterval r = hodges_lehmann_shift(x, y, 0.9);
-    SCOPED_TRACE(testing::Message() << "trial " << trial);
+    SCOPED_TRACE(::testing::Message() << "trial " << trial);
     EXPECT_EQ(r.estimate, median(differences));
     if (!r.bounded) continue;
     // lower = D_(k) and upper = D_(N-1-k) for one k.
