@@ -114,7 +114,9 @@ DpPartition refine_partition(const layout::Buffer& buffer, const DpPartition& st
 /// largest cost) upwards in steps of 0.25 % of it, below `start`'s busiest rank, each decided
 /// by a depth-first search over the ranks in order (two orders, each capped at
 /// `nodes_per_decision` nodes so that the result is a pure function of its input), every rank
-/// taking a run from the head of each bucket (owners never decrease along a bucket). The stride
+/// taking a run from the head of each bucket (owners never decrease along a bucket); a capacity
+/// that search leaves undecided is asked again mirrored (the ranks from the last, each taking a
+/// run from the tail of every bucket), with the same budget. The stride
 /// doubles (up to 8 steps) after each capacity left undecided; the first capacity that fits ends
 /// the scan, and then the capacities the stride skipped below it get a try each, upwards, with a
 /// fifth of the budget (each still at least what one capacity had before the orders got a
@@ -124,7 +126,7 @@ DpPartition refine_partition(const layout::Buffer& buffer, const DpPartition& st
 /// `start` when none is lower. Throws like check_partition on a broken `start` and ConfigError when
 /// costs.size() != buffer.entries.size().
 DpPartition search_partition(const layout::Buffer& buffer, const DpPartition& start,
-                             std::span<const double> costs, long long nodes_per_decision = 20000);
+                             std::span<const double> costs, long long nodes_per_decision = 60000);
 
 /// The deal of one bucket's entries (`costs`, in buffer order) to base.size() ranks in rank order,
 /// each rank a contiguous run (possibly empty), that minimises Σ_r (base[r] + cost of r's run)²:
