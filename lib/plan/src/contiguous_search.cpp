@@ -276,6 +276,18 @@ ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, 
   return second;
 }
 
+std::vector<std::vector<double>> mirrored(std::vector<std::vector<double>> per_bucket) {
+  for (std::vector<double>& bucket : per_bucket) std::reverse(bucket.begin(), bucket.end());
+  return per_bucket;
+}
+
+void unmirror(ContiguousAnswer& answer, int ranks) {
+  for (std::vector<int>& owners : answer.owner) {
+    std::reverse(owners.begin(), owners.end());
+    for (int& owner : owners) owner = ranks - 1 - owner;
+  }
+}
+
 SearchInput search_input(const layout::Buffer& buffer, std::span<const double> costs) {
   SearchInput input;
   input.per_bucket.resize(buffer.buckets.size());

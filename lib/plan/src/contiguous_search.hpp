@@ -55,6 +55,14 @@ struct SearchLimits {
 ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, int ranks,
                                  double capacity, const SearchLimits& limits);
 
+/// The same question mirrored: every bucket's costs in reverse order, so that the search's first
+/// rank takes a run from the tail of every bucket (it stands for the last rank). A deal fits one
+/// way exactly when its mirror fits the other, but the depth-first search's luck differs between
+/// the two ends: a capacity one leaves undecided within its budget the other often settles.
+std::vector<std::vector<double>> mirrored(std::vector<std::vector<double>> per_bucket);
+/// A kFits answer of the search on mirrored(costs), as the answer for `costs` themselves.
+void unmirror(ContiguousAnswer& answer, int ranks);
+
 /// The partition of a kFits answer for `buffer` (whose search_input the search ran on): the
 /// found runs, each zero-cost entry with the decided entry before it in its bucket (the first
 /// decided entry's owner when it leads the bucket, rank 0 in a bucket with none). method

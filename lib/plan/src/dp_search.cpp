@@ -30,23 +30,6 @@ constexpr int kWidestStride = 8;
 // so that no capacity is decided with fewer nodes than then.
 constexpr long long kFillInShare = 5;
 
-// The same question mirrored: every bucket's items in reverse order, so that the search's first
-// rank takes a run from the tail of every bucket (it stands for the last rank). A deal fits one
-// way exactly when its mirror fits the other; the depth-first search's luck differs between the
-// two ends, and a capacity one end leaves undecided within its budget the other often settles.
-std::vector<std::vector<double>> mirrored(std::vector<std::vector<double>> per_bucket) {
-  for (std::vector<double>& bucket : per_bucket) std::reverse(bucket.begin(), bucket.end());
-  return per_bucket;
-}
-
-// A mirrored search's deal, as the deal of the buffer itself.
-void unmirror(detail::ContiguousAnswer& answer, int ranks) {
-  for (std::vector<int>& owners : answer.owner) {
-    std::reverse(owners.begin(), owners.end());
-    for (int& owner : owners) owner = ranks - 1 - owner;
-  }
-}
-
 }  // namespace
 
 DpPartition search_partition(const layout::Buffer& buffer, const DpPartition& start,
@@ -57,7 +40,7 @@ DpPartition search_partition(const layout::Buffer& buffer, const DpPartition& st
   }
   check_partition(buffer, start);
   const detail::SearchInput input = detail::search_input(buffer, costs);
-  const std::vector<std::vector<double>> mirror = mirrored(input.per_bucket);
+  const std::vector<std::vector<double>> mirror = detail::mirrored(input.per_bucket);
   DpPartition best = start;
   double best_max = busiest_rank_cost(buffer, start, costs);
   const double low = std::max(input.total / buffer.dp, input.largest);
@@ -70,7 +53,7 @@ DpPartition search_partition(const layout::Buffer& buffer, const DpPartition& st
         detail::contiguous_fits(input.per_bucket, buffer.dp, capacity_at(step), {.nodes = nodes});
     if (answer.kind == detail::ContiguousAnswer::Kind::kUnknown) {
       answer = detail::contiguous_fits(mirror, buffer.dp, capacity_at(step), {.nodes = nodes});
-      if (answer.kind == detail::ContiguousAnswer::Kind::kFits) unmirror(answer, buffer.dp);
+      if (answer.kind == detail::ContiguousAnswer::Kind::kFits) detail::unmirror(answer, buffer.dp);
     }
     if (answer.kind != detail::ContiguousAnswer::Kind::kFits) return answer.kind;
     DpPartition found = detail::partition_from_search(buffer, costs, answer);

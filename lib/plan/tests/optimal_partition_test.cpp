@@ -6,6 +6,7 @@
 // the optimum above every simple bound, and never worse than the planners on a Qwen3 layout.
 #include "canzona/plan/optimal_partition.hpp"
 
+#include "../src/contiguous_search.hpp"
 #include "canzona/plan/cost.hpp"
 #include "canzona/plan/metrics.hpp"
 #include "plan_test_support.hpp"
@@ -126,6 +127,39 @@ TEST(OptimalPartitionTest, PlannerSearchReachesTheOptimumOnRandomTinyBuffers) {
     }
   }
   EXPECT_GT(at_optimum, 20) << "too few trials exercised the search";
+}
+
+// The planner asks an undecided capacity again mirrored (buckets reversed, ranks from the last):
+// the mirrored question has the same answer, and its deal, turned back, is a partition of the
+// buffer itself at that capacity.
+TEST(OptimalPartitionTest, MirroredSearchAnswersTheSameQuestion) {
+  const std::uint64_t seed = canzona::testing::test_seed();
+  SCOPED_TRACE(fmt::format("seed {} (CANZONA_TEST_SEED reproduces it)", seed));
+  std::mt19937_64 rng(seed + 2);
+  int mirrored_deals = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const auto [buffer, costs] = random_tiny_case(rng, 4);
+    SCOPED_TRACE(fmt::format("trial {}: {} ranks, costs {} in {} buckets", trial, buffer.dp,
+                             fmt::join(costs, " "), buffer.buckets.size()));
+    const double optimum = enumerated_optimum(buffer, costs);
+    if (optimum <= 0) continue;
+    const detail::SearchInput input = detail::search_input(buffer, costs);
+    const auto mirror = detail::mirrored(input.per_bucket);
+    detail::ContiguousAnswer fits = detail::contiguous_fits(mirror, buffer.dp, optimum, {});
+    ASSERT_EQ(fits.kind, detail::ContiguousAnswer::Kind::kFits);
+    detail::unmirror(fits, buffer.dp);
+    const DpPartition deal = detail::partition_from_search(buffer, costs, fits);
+    ASSERT_NO_THROW(check_partition(buffer, deal));
+    EXPECT_LE(busiest_rank_cost(buffer, deal, costs), optimum * (1 + 1e-9));
+    ++mirrored_deals;
+    // Below the optimum neither end finds a deal.
+    const double below = optimum * (1 - 1e-6);
+    EXPECT_EQ(detail::contiguous_fits(mirror, buffer.dp, below, {}).kind,
+              detail::ContiguousAnswer::Kind::kDoesNotFit);
+    EXPECT_EQ(detail::contiguous_fits(input.per_bucket, buffer.dp, below, {}).kind,
+              detail::ContiguousAnswer::Kind::kDoesNotFit);
+  }
+  EXPECT_GT(mirrored_deals, 40) << "too few trials had anything to deal";
 }
 
 TEST(OptimalPartitionTest, ContiguityLiftsTheOptimumAboveBinPacking) {
