@@ -166,7 +166,7 @@ ValidationReport run_projection_validation(comm::Communicator& world,
 
   for (const plan::StepPlan& plan : plans) {
     // First pass measures the shapes (every rank at once), then every rank projects with the
-    // averaged cache.
+    // slowest rank's time for each.
     project(plan, report.topology, compute, projection);
     agree_on_cache(world, cache);
     ValidationRow row;

@@ -69,10 +69,10 @@ std::optional<HereProjection> project_here(StepJob& job, const CasePlan& plan,
   // describes; NCCL as grouped rooted collectives (the projector's default).
   if (!j.device) options.uneven = sim::UnevenCollectives::kPadded;
   const plan::StepPlan& p = step_plan(plan);
-  // On host ranks the shapes are measured again for every row, right after its steps: the speed
-  // of a shared (virtual) CPU moves over tens of seconds with load this machine cannot see, so
-  // compute measured for an earlier row can be 50 % off for this one, on either clock. A GPU's
-  // speed does not move that way: its measurements serve the whole run.
+  // On host ranks the shapes are measured again at every call (after each repetition's steps):
+  // the speed of a shared (virtual) CPU moves over seconds to minutes with load this machine
+  // cannot see, so compute measured for an earlier row can be 50 % off for this one, on either
+  // clock. A GPU's speed does not move that way: its measurements serve the whole run.
   if (!j.device) j.cache->clear();
   sim::PreparedProjection prepared(p, *j.local_topology, options);
   prepared.project(*j.compute);  // measures what is missing

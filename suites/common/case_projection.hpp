@@ -28,9 +28,11 @@ struct HereProjection {
 
 /// The projector for exactly this job: the job's own collectives (a "local" topology calibrated
 /// once per run over the MPI ranks; with NCCL or a single rank, `topology`) and compute measured
-/// per shape on the job's backend by every rank at once. Collective. Nullopt, with a warning
-/// from rank 0, when the calibration cannot fit this machine's timings (a heavily loaded machine
-/// can time a large message faster than a small one); then for the rest of the run.
+/// per shape on the job's backend by every rank at once, each at the slowest rank's time
+/// (sim::agree_on_cache). On host ranks the shapes are measured again at every call. Collective.
+/// Nullopt, with a warning from rank 0, when the calibration cannot fit this machine's timings (a
+/// heavily loaded machine can time a large message faster than a small one); then for the rest of
+/// the run.
 std::optional<HereProjection> project_here(StepJob& job, const CasePlan& plan,
                                            const std::string& topology);
 

@@ -134,8 +134,6 @@ struct CaseState {
   std::string name;
   std::unique_ptr<CasePlan> plan;
   std::unique_ptr<RankStepper> stepper;
-  bool projected = false;                    ///< project_here was asked
-  std::optional<HereProjection> projection;  ///< its answer
 };
 
 std::unique_ptr<CaseState>& current_case() {
@@ -210,13 +208,15 @@ void measured_step(benchmark::State& state, const StepCase& c, const SuiteOption
     state.counters["estimated_bytes"] = estimated_rank_bytes(*cs.plan);
     state.counters["allocated_bytes"] = spread(RankRecords::gather(world, allocated).field(0)).max;
     if (options.projector) {
-      if (!cs.projected) cs.projection = project_here(job, *cs.plan, options.topology);
-      cs.projected = true;
-      if (cs.projection) {
+      // Projected again after every repetition's steps, with the shapes measured then: the
+      // speed of a shared CPU moves within a row, and each repetition's error is against the
+      // speed its own steps ran at (the row's median then takes the median of both sides).
+      if (const std::optional<HereProjection> projection =
+              project_here(job, *cs.plan, options.topology)) {
         const double steps = static_cast<double>(totals.steps);
-        state.counters["projector_ms"] = ms(cs.projection->step_seconds);
-        state.counters["projector_error"] = cs.projection->step_seconds / (totals.max / steps) - 1;
-        if (const std::optional<double> cpu = cs.projection->busy_cpu_seconds) {
+        state.counters["projector_ms"] = ms(projection->step_seconds);
+        state.counters["projector_error"] = projection->step_seconds / (totals.max / steps) - 1;
+        if (const std::optional<double> cpu = projection->busy_cpu_seconds) {
           state.counters["projector_cpu_ms"] = ms(*cpu);
           state.counters["projector_cpu_error"] = *cpu / (totals.cpu / steps) - 1;
         }

@@ -21,12 +21,12 @@ void agree_on_cache(comm::Communicator& world, ComputeCache& cache) {
     keys.push_back(key);
     seconds.push_back(value);
   }
-  std::vector<double> sum(seconds.size());
+  std::vector<double> slowest(seconds.size());
   world
-      .all_reduce(seconds.data(), sum.data(), seconds.size(), comm::DataType::kFloat64,
-                  comm::ReduceOp::kSum)
+      .all_reduce(seconds.data(), slowest.data(), seconds.size(), comm::DataType::kFloat64,
+                  comm::ReduceOp::kMax)
       .wait();
-  for (std::size_t i = 0; i < keys.size(); ++i) cache.insert(keys[i], sum[i] / world.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) cache.insert(keys[i], slowest[i]);
 }
 
 }  // namespace canzona::sim
