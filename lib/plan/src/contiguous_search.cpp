@@ -6,8 +6,10 @@
 #include "contiguous_search.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <unordered_map>
+#include <utility>
 
 namespace canzona::plan::detail {
 namespace {
@@ -19,31 +21,45 @@ constexpr long long kClockEvery = 4096;
 // The most runs one rank's choice list holds; beyond it a failure is no longer a proof.
 constexpr std::size_t kMostChoices = 4096;
 
-struct PositionsHash {
-  std::size_t operator()(const std::vector<int>& positions) const {
+struct KeyHash {
+  std::size_t operator()(const std::vector<int>& key) const {
     std::size_t h = 1469598103934665603ULL;
-    for (const int p : positions) h = (h ^ static_cast<std::size_t>(p)) * 1099511628211ULL;
+    for (const int k : key) h = (h ^ static_cast<std::size_t>(k)) * 1099511628211ULL;
     return h;
   }
 };
 
-// The order in which a rank's runs are tried. Bucket by bucket (the longest run of the first
-// bucket first) costs nothing to set up and suits many short buckets; fullest first (every
-// choice of the rank listed, then tried by load) suits few long buckets, where the first order
-// spends its nodes on a first bucket's alternatives.
-enum class Order { kBucketByBucket, kFullestFirst };
+// Per bucket and position, a number naming the sequence of costs from that position to the
+// bucket's end: equal numbers, equal sequences (costs compared exactly). What ranks r.. can
+// still do depends only on the multiset of these sequences, not on which bucket holds which.
+std::vector<std::vector<int>> suffix_ids(const std::vector<std::vector<double>>& costs) {
+  std::map<std::pair<double, int>, int> id_of;  // (first cost, rest's id) -> id; 0: empty
+  std::vector<std::vector<int>> ids(costs.size());
+  for (std::size_t b = 0; b < costs.size(); ++b) {
+    ids[b].assign(costs[b].size() + 1, 0);
+    for (std::size_t p = costs[b].size(); p-- > 0;) {
+      const auto [it, inserted] =
+          id_of.try_emplace({costs[b][p], ids[b][p + 1]}, static_cast<int>(id_of.size()) + 1);
+      ids[b][p] = it->second;
+    }
+  }
+  return ids;
+}
 
 class Search {
  public:
   Search(const std::vector<std::vector<double>>& costs, int ranks, double capacity,
-         const SearchLimits& limits, Order order)
+         const SearchLimits& limits, SearchOrder order)
       : costs_(costs),
         order_(order),
         ranks_(ranks),
         capacity_(capacity * (1 + kLoadTolerance)),
         limits_(limits),
         prefix_(costs.size()),
+        suffix_id_(suffix_ids(costs)),
         position_(costs.size(), 0),
+        start_(costs.size(), 0),
+        twin_before_(costs.size(), -1),
         taken_(static_cast<std::size_t>(ranks), std::vector<int>(costs.size(), 0)) {
     for (std::size_t b = 0; b < costs.size(); ++b) {
       prefix_[b].assign(costs[b].size() + 1, 0.0);
@@ -107,17 +123,18 @@ class Search {
     const int ranks_left = ranks_ - r;
     if (ranks_left == 0 || remaining_ > ranks_left * capacity_) return false;
     if (big_items_left() > ranks_left) return false;
-    const auto failed = failed_.find(position_);
+    const auto failed = failed_.find(state_key());
     if (failed != failed_.end() && r >= failed->second) return false;
+    find_twins();
     const double at_least = remaining_ - (ranks_left - 1) * capacity_;
-    if (order_ == Order::kBucketByBucket) {
+    if (order_ == SearchOrder::kBucketByBucket) {
       if (take(r, 0, 0.0, at_least)) return true;
       if (!timed_out_) remember_failure(r);
       return false;
     }
     // Every run rank r may take, fullest first: a full rank leaves the least behind.
     Choices choices;
-    const std::vector<int> from = position_;
+    const std::vector<int> from = start_;
     const long long truncated_before = truncated_;
     collect(0, 0.0, at_least, choices);
     position_ = from;
@@ -148,7 +165,7 @@ class Search {
   }
 
   void remember_failure(int r) {
-    auto [it, inserted] = failed_.try_emplace(position_, r);
+    auto [it, inserted] = failed_.try_emplace(state_key(), r);
     if (!inserted) it->second = std::min(it->second, r);
   }
 
@@ -159,12 +176,16 @@ class Search {
     if (b == costs_.size()) {
       if (load < at_least * (1 - kLoadTolerance) || !maximal(load)) return false;
       remaining_ -= load;
+      const std::vector<int> start = start_;
+      const std::vector<int> twins = twin_before_;
       const bool done = rank(r + 1);
+      start_ = start;
+      twin_before_ = twins;
       remaining_ += load;
       return done;
     }
     const int from = position_[b];
-    for (int to = most_that_fits(b, load); to >= from; --to) {
+    for (int to = most_for_twin(b, most_that_fits(b, load)); to >= from; --to) {
       const double next = load + run_cost(b, from, to);
       if (next + reachable_after(b, next) < at_least * (1 - kLoadTolerance)) break;
       position_[b] = to;
@@ -211,7 +232,7 @@ class Search {
       return;
     }
     const int from = position_[b];
-    for (int to = most_that_fits(b, load); to >= from; --to) {
+    for (int to = most_for_twin(b, most_that_fits(b, load)); to >= from; --to) {
       const double next = load + run_cost(b, from, to);
       if (next + reachable_after(b, next) < at_least * (1 - kLoadTolerance)) break;
       position_[b] = to;
@@ -219,6 +240,39 @@ class Search {
       position_[b] = from;
       if (timed_out_) return;
     }
+  }
+
+  // The memo's key: the sorted names of what is left of every bucket.
+  std::vector<int> state_key() const {
+    std::vector<int> key(costs_.size());
+    for (std::size_t b = 0; b < costs_.size(); ++b) {
+      key[b] = suffix_id_[b][static_cast<std::size_t>(position_[b])];
+    }
+    std::sort(key.begin(), key.end());
+    return key;
+  }
+
+  // At a rank's start: each bucket's nearest earlier bucket holding the same sequence (its twin),
+  // or -1. Two twins are interchangeable, so the rank's choices keep the earlier twin's run at
+  // least as long as the later one's: the mirror image of every other choice leaves the same
+  // multiset behind.
+  void find_twins() {
+    start_ = position_;
+    std::map<int, int> last_with;  // suffix id -> last bucket seen holding it
+    for (std::size_t b = 0; b < costs_.size(); ++b) {
+      const int id = suffix_id_[b][static_cast<std::size_t>(position_[b])];
+      const auto [it, inserted] = last_with.try_emplace(id, static_cast<int>(b));
+      twin_before_[b] = inserted || id == 0 ? -1 : it->second;
+      it->second = static_cast<int>(b);
+    }
+  }
+
+  // `most` capped so that bucket b's run is no longer than its twin's.
+  int most_for_twin(std::size_t b, int most) const {
+    const int twin = twin_before_[b];
+    if (twin < 0) return most;
+    const auto t = static_cast<std::size_t>(twin);
+    return std::min(most, position_[b] + (position_[t] - start_[t]));
   }
 
   // An upper estimate of what buckets after b can add to a rank already at `load`.
@@ -241,19 +295,22 @@ class Search {
   }
 
   const std::vector<std::vector<double>>& costs_;
-  Order order_;
+  SearchOrder order_;
   int ranks_;
   double capacity_;
   SearchLimits limits_;
   std::vector<std::vector<double>> prefix_;
+  std::vector<std::vector<int>> suffix_id_;
   std::vector<int> position_;
+  std::vector<int> start_;               // positions at the current rank's start
+  std::vector<int> twin_before_;         // per bucket: its twin at the current rank's start, or -1
   std::vector<std::vector<int>> taken_;  // per rank, per bucket: items taken
   double remaining_ = 0;
   long long nodes_ = 0;
   bool timed_out_ = false;
   long long truncated_ = 0;  // choice lists cut at kMostChoices
-  // Positions from which the ranks from `second` on were shown unable to finish.
-  std::unordered_map<std::vector<int>, int, PositionsHash> failed_;
+  // States (state_key) from which the ranks from `second` on were shown unable to finish.
+  std::unordered_map<std::vector<int>, int, KeyHash> failed_;
 };
 
 }  // namespace
@@ -269,11 +326,18 @@ ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, 
     first_limits.deadline = now + (limits.deadline - now) / 2;
   }
   ContiguousAnswer first =
-      Search(costs, ranks, capacity, first_limits, Order::kBucketByBucket).run();
+      Search(costs, ranks, capacity, first_limits, SearchOrder::kBucketByBucket).run();
   if (first.kind != ContiguousAnswer::Kind::kUnknown) return first;
-  ContiguousAnswer second = Search(costs, ranks, capacity, limits, Order::kFullestFirst).run();
+  ContiguousAnswer second =
+      Search(costs, ranks, capacity, limits, SearchOrder::kFullestFirst).run();
   second.nodes += first.nodes;
   return second;
+}
+
+ContiguousAnswer contiguous_fits_in_order(const std::vector<std::vector<double>>& costs, int ranks,
+                                          double capacity, const SearchLimits& limits,
+                                          SearchOrder order) {
+  return Search(costs, ranks, capacity, limits, order).run();
 }
 
 std::vector<std::vector<double>> mirrored(std::vector<std::vector<double>> per_bucket) {

@@ -38,22 +38,37 @@ struct ContiguousAnswer {
 /// Whether the buckets' items (`costs[b]`: the positive costs of bucket b, in buffer order) can
 /// be dealt to `ranks` ranks, owners never decreasing along a bucket, with no rank above
 /// `capacity`. Ranks are filled in order, each taking a run from the head of every bucket's
-/// remainder. Only runs after which no further item of any bucket would fit are tried (taking
-/// more never hurts: the items left are a suffix of what a smaller take leaves, and any deal of
-/// those is still contiguous), a rank must take at least what the ranks after it cannot hold,
-/// items above half the capacity need a rank each, and states that failed are remembered. Two
-/// orders of trying a rank's runs, one after the other: bucket by bucket (cheap, suits many
-/// short buckets) and fullest first (suits few long ones); either one's kDoesNotFit is a proof. A
-/// rank's list of fullest-first choices is capped, and a failure below a capped list is no proof
-/// (kUnknown). Stops with kUnknown at `limits.deadline` (the first order gets half the time to it)
-/// or after `limits.nodes` nodes in each order, whichever comes first (a node limit alone keeps the
-/// answer a pure function of the input); `nodes` reports both orders' sum.
+/// remainder. What the ranks after a rank can still do depends only on the multiset of the
+/// buckets' remainders (as cost sequences), so states are remembered by that multiset, and a rank
+/// never takes a longer run from a bucket than from an earlier bucket whose remainder is the same
+/// sequence (the swapped choice leaves the same multiset): Qwen3 buffers repeat a layer's
+/// matrices, so many buckets' remainders coincide. Only runs after which no further item of any
+/// bucket would fit are tried (taking more never hurts: the items left are a suffix of what a
+/// smaller take leaves, and any deal of those is still contiguous), a rank must take at least what
+/// the ranks after it cannot hold, items above half the capacity need a rank each, and states that
+/// failed are remembered. Two orders of trying a rank's runs, one after the other: bucket by bucket
+/// (cheap, suits many short buckets) and fullest first (suits few long ones); either one's
+/// kDoesNotFit is a proof. A rank's list of fullest-first choices is capped, and a failure below a
+/// capped list is no proof (kUnknown). Stops with kUnknown at `limits.deadline` (the first order
+/// gets half the time to it) or after `limits.nodes` nodes in each order, whichever comes first (a
+/// node limit alone keeps the answer a pure function of the input); `nodes` reports both orders'
+/// sum.
 struct SearchLimits {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   long long nodes = std::numeric_limits<long long>::max();
 };
 ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, int ranks,
                                  double capacity, const SearchLimits& limits);
+
+/// The order in which a rank's runs are tried. Bucket by bucket (the longest run of the first
+/// bucket first) costs nothing to set up and suits many short buckets; fullest first (every
+/// choice of the rank listed, then tried by load) suits few long buckets, where the first order
+/// spends its nodes on a first bucket's alternatives.
+enum class SearchOrder { kBucketByBucket, kFullestFirst };
+/// contiguous_fits with one order alone (tests ask each).
+ContiguousAnswer contiguous_fits_in_order(const std::vector<std::vector<double>>& costs, int ranks,
+                                          double capacity, const SearchLimits& limits,
+                                          SearchOrder order);
 
 /// The same question mirrored: every bucket's costs in reverse order, so that the search's first
 /// rank takes a run from the tail of every bucket (it stands for the last rank). A deal fits one

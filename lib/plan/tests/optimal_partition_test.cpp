@@ -162,6 +162,54 @@ TEST(OptimalPartitionTest, MirroredSearchAnswersTheSameQuestion) {
   EXPECT_GT(mirrored_deals, 40) << "too few trials had anything to deal";
 }
 
+// Buckets whose remainders are the same cost sequence (Qwen3 buffers repeat a layer's matrices)
+// are searched once: states are remembered by the multiset of remainders and a rank's run in a
+// bucket is never longer than in an earlier twin. Each order alone stays exact: a deal at the
+// optimum, none below it. Every bucket here is a suffix of one of two short sequences and there
+// are three or four buckets: two always share a sequence's tail.
+TEST(OptimalPartitionTest, TwinBucketsKeepEachSearchOrderExact) {
+  const std::uint64_t seed = canzona::testing::test_seed();
+  SCOPED_TRACE(fmt::format("seed {} (CANZONA_TEST_SEED reproduces it)", seed));
+  std::mt19937_64 rng(seed + 3);
+  std::uniform_int_distribution<int> ranks_dist(2, 4);
+  std::uniform_int_distribution<int> buckets_dist(3, 4);
+  std::uniform_int_distribution<int> cost_dist(1, 9);
+  std::uniform_int_distribution<int> pick(0, 1);
+  std::uniform_int_distribution<int> suffix_start(0, 2);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::vector<std::vector<double>> bases = {
+        {double(cost_dist(rng)), double(cost_dist(rng)), double(cost_dist(rng))},
+        {double(cost_dist(rng)), double(cost_dist(rng)), double(cost_dist(rng))}};
+    const int ranks = ranks_dist(rng);
+    std::vector<std::vector<std::int64_t>> sizes(buckets_dist(rng));
+    std::vector<double> costs;
+    std::vector<std::vector<double>> per_bucket;
+    for (auto& bucket : sizes) {
+      const auto& base = bases[pick(rng)];
+      per_bucket.emplace_back(base.begin() + suffix_start(rng), base.end());
+      bucket.assign(per_bucket.back().size(), 64);
+      costs.insert(costs.end(), per_bucket.back().begin(), per_bucket.back().end());
+    }
+    const auto buffer = tiny_buffer(ranks, sizes);
+    SCOPED_TRACE(fmt::format("trial {}: {} ranks, costs {} in {} buckets", trial, ranks,
+                             fmt::join(costs, " "), sizes.size()));
+    const double optimum = enumerated_optimum(buffer, costs);
+    for (const auto order :
+         {detail::SearchOrder::kBucketByBucket, detail::SearchOrder::kFullestFirst}) {
+      SCOPED_TRACE(order == detail::SearchOrder::kBucketByBucket ? "bucket by bucket"
+                                                                 : "fullest first");
+      const detail::ContiguousAnswer fits =
+          detail::contiguous_fits_in_order(per_bucket, ranks, optimum, {}, order);
+      ASSERT_EQ(fits.kind, detail::ContiguousAnswer::Kind::kFits);
+      const DpPartition deal = detail::partition_from_search(buffer, costs, fits);
+      ASSERT_NO_THROW(check_partition(buffer, deal));
+      EXPECT_LE(busiest_rank_cost(buffer, deal, costs), optimum * (1 + 1e-9));
+      EXPECT_EQ(detail::contiguous_fits_in_order(per_bucket, ranks, optimum - 0.5, {}, order).kind,
+                detail::ContiguousAnswer::Kind::kDoesNotFit);
+    }
+  }
+}
+
 TEST(OptimalPartitionTest, ContiguityLiftsTheOptimumAboveBinPacking) {
   // One bucket [1, 5, 1] on two ranks: bins {5} and {1, 1} would give 5, but the 5 cannot leave
   // a neighbour behind: [1 | 5 1] or [1 5 | 1], both 6. max(total / 2, largest) says 5.
