@@ -20,8 +20,6 @@ constexpr double kLoadTolerance = 1e-9;
 constexpr long long kClockEvery = 4096;
 // The most runs one rank's choice list holds; beyond it a failure is no longer a proof.
 constexpr std::size_t kMostChoices = 4096;
-// The beam's states per rank.
-constexpr std::size_t kBeamWidth = 256;
 
 struct KeyHash {
   std::size_t operator()(const std::vector<int>& key) const {
@@ -72,7 +70,7 @@ class Search {
 
   ContiguousAnswer run() {
     ContiguousAnswer answer;
-    const bool found = order_ == SearchOrder::kBeam ? beam() : rank(0);
+    const bool found = rank(0);
     answer.nodes = nodes_;
     if (found) {
       answer.kind = ContiguousAnswer::Kind::kFits;
@@ -87,79 +85,13 @@ class Search {
         }
       }
     } else {
-      answer.kind = timed_out_ || truncated_ > 0 || order_ == SearchOrder::kBeam
-                        ? ContiguousAnswer::Kind::kUnknown
-                        : ContiguousAnswer::Kind::kDoesNotFit;
+      answer.kind = timed_out_ || truncated_ > 0 ? ContiguousAnswer::Kind::kUnknown
+                                                 : ContiguousAnswer::Kind::kDoesNotFit;
     }
     return answer;
   }
 
  private:
-  // One state of the beam: the positions after the ranks so far, what is left, and the state
-  // it came from in the layer before.
-  struct BeamState {
-    std::vector<int> position;
-    double remaining;
-    int parent;
-  };
-
-  // Ranks in order, each layer keeping the kBeamWidth states with the least left over (states
-  // leaving the same multiset of remainders kept once); true when a state leaves nothing, with
-  // taken_ set from its chain. Finds deals only: a beam that runs dry proves nothing.
-  bool beam() {
-    std::vector<std::vector<BeamState>> layers(1);
-    layers[0].push_back({position_, remaining_, -1});
-    for (int r = 0; r <= ranks_; ++r) {
-      const auto& layer = layers[static_cast<std::size_t>(r)];
-      for (std::size_t s = 0; s < layer.size(); ++s) {
-        if (layer[s].remaining <= capacity_ * kLoadTolerance) {
-          take_chain(layers, r, static_cast<int>(s));
-          return true;
-        }
-      }
-      if (r == ranks_) return false;
-      std::vector<BeamState> next;
-      std::unordered_map<std::vector<int>, int, KeyHash> seen;
-      const int ranks_left = ranks_ - r;
-      for (std::size_t s = 0; s < layer.size(); ++s) {
-        position_ = layer[s].position;
-        remaining_ = layer[s].remaining;
-        if (remaining_ > ranks_left * capacity_ || big_items_left() > ranks_left) continue;
-        find_twins();
-        Choices choices;
-        collect(0, 0.0, remaining_ - (ranks_left - 1) * capacity_, choices);
-        if (timed_out_) return false;
-        const std::size_t buckets = costs_.size();
-        for (std::size_t c = 0; c < choices.load.size(); ++c) {
-          position_.assign(choices.to.begin() + static_cast<std::ptrdiff_t>(c * buckets),
-                           choices.to.begin() + static_cast<std::ptrdiff_t>((c + 1) * buckets));
-          if (!seen.try_emplace(state_key(), 0).second) continue;
-          next.push_back({position_, remaining_ - choices.load[c], static_cast<int>(s)});
-        }
-      }
-      std::stable_sort(next.begin(), next.end(), [](const BeamState& x, const BeamState& y) {
-        return x.remaining < y.remaining;
-      });
-      if (next.size() > kBeamWidth) next.resize(kBeamWidth);
-      if (next.empty()) return false;
-      layers.push_back(std::move(next));
-    }
-    return false;
-  }
-
-  // taken_ from the chain ending at state `s` of layer `r`.
-  void take_chain(const std::vector<std::vector<BeamState>>& layers, int r, int s) {
-    for (; r > 0; --r) {
-      const BeamState& state = layers[static_cast<std::size_t>(r)][static_cast<std::size_t>(s)];
-      const BeamState& before =
-          layers[static_cast<std::size_t>(r - 1)][static_cast<std::size_t>(state.parent)];
-      for (std::size_t b = 0; b < costs_.size(); ++b) {
-        taken_[static_cast<std::size_t>(r - 1)][b] = state.position[b] - before.position[b];
-      }
-      s = state.parent;
-    }
-  }
-
   double run_cost(std::size_t b, int from, int to) const {
     return prefix_[b][to] - prefix_[b][from];
   }
@@ -385,32 +317,21 @@ class Search {
 
 ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, int ranks,
                                  double capacity, const SearchLimits& limits) {
-  // Each depth-first order gets the whole node budget (a capacity one order settles in a few
-  // thousand nodes can take the other many times that, in either direction), the beam
-  // kBeamBudgets of them; of the time to the deadline the first order gets a half, the second a
-  // quarter, the beam the rest. Either depth-first order's "does not fit" is a proof.
+  // Each order gets the whole node budget (a capacity one order settles in a few thousand nodes
+  // can take the other many times that, in either direction) and the first half the time to the
+  // deadline; either one's "does not fit" is a proof.
   const auto now = std::chrono::steady_clock::now();
-  const bool has_deadline =
-      limits.deadline > now && limits.deadline != std::chrono::steady_clock::time_point::max();
-  const auto share_of_time = [&](int quarters) {
-    SearchLimits share = limits;
-    if (has_deadline) share.deadline = now + (limits.deadline - now) * quarters / 4;
-    return share;
-  };
+  SearchLimits first_limits = limits;
+  if (limits.deadline > now && limits.deadline != std::chrono::steady_clock::time_point::max()) {
+    first_limits.deadline = now + (limits.deadline - now) / 2;
+  }
   ContiguousAnswer first =
-      Search(costs, ranks, capacity, share_of_time(2), SearchOrder::kBucketByBucket).run();
+      Search(costs, ranks, capacity, first_limits, SearchOrder::kBucketByBucket).run();
   if (first.kind != ContiguousAnswer::Kind::kUnknown) return first;
   ContiguousAnswer second =
-      Search(costs, ranks, capacity, share_of_time(3), SearchOrder::kFullestFirst).run();
+      Search(costs, ranks, capacity, limits, SearchOrder::kFullestFirst).run();
   second.nodes += first.nodes;
-  if (second.kind != ContiguousAnswer::Kind::kUnknown || !limits.beam) return second;
-  SearchLimits beam_limits = limits;
-  if (limits.nodes < std::numeric_limits<long long>::max() / kBeamBudgets) {
-    beam_limits.nodes = limits.nodes * kBeamBudgets;
-  }
-  ContiguousAnswer third = Search(costs, ranks, capacity, beam_limits, SearchOrder::kBeam).run();
-  third.nodes += second.nodes;
-  return third;
+  return second;
 }
 
 ContiguousAnswer contiguous_fits_in_order(const std::vector<std::vector<double>>& costs, int ranks,

@@ -46,22 +46,16 @@ struct ContiguousAnswer {
 /// bucket would fit are tried (taking more never hurts: the items left are a suffix of what a
 /// smaller take leaves, and any deal of those is still contiguous), a rank must take at least what
 /// the ranks after it cannot hold, items above half the capacity need a rank each, and states that
-/// failed are remembered. Two depth-first orders of trying a rank's runs, one after the other:
-/// bucket by bucket (cheap, suits many short buckets) and fullest first (suits few long ones);
-/// either one's kDoesNotFit is a proof. A rank's list of fullest-first choices is capped, and a
-/// failure below a capped list is no proof (kUnknown). When both leave the capacity undecided, a
-/// beam (the ranks in order, each keeping the 256 states with the least left over) looks for a
-/// deal; it finds deals where the depth-first orders backtrack in vain at the last ranks (few
-/// long buckets), and proves nothing. Stops with kUnknown at `limits.deadline` (the orders get a
-/// half, a quarter and the rest of the time to it) or after `limits.nodes` nodes in each
-/// depth-first order and kBeamBudgets times that in the beam, whichever comes first (a node limit
-/// alone keeps the answer a pure function of the input); `nodes` reports the orders' sum.
+/// failed are remembered. Two orders of trying a rank's runs, one after the other: bucket by bucket
+/// (cheap, suits many short buckets) and fullest first (suits few long ones); either one's
+/// kDoesNotFit is a proof. A rank's list of fullest-first choices is capped, and a failure below a
+/// capped list is no proof (kUnknown). Stops with kUnknown at `limits.deadline` (the first order
+/// gets half the time to it) or after `limits.nodes` nodes in each order, whichever comes first (a
+/// node limit alone keeps the answer a pure function of the input); `nodes` reports both orders'
+/// sum.
 struct SearchLimits {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   long long nodes = std::numeric_limits<long long>::max();
-  /// Whether the beam follows two undecided depth-first orders (the planner's scan leaves it to
-  /// a bisection afterwards: a beam that runs dry costs its whole budget).
-  bool beam = true;
 };
 ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, int ranks,
                                  double capacity, const SearchLimits& limits);
@@ -69,15 +63,9 @@ ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, 
 /// The order in which a rank's runs are tried. Bucket by bucket (the longest run of the first
 /// bucket first) costs nothing to set up and suits many short buckets; fullest first (every
 /// choice of the rank listed, then tried by load) suits few long buckets, where the first order
-/// spends its nodes on a first bucket's alternatives; the beam (breadth first, 256 states per
-/// rank) finds deals only.
-enum class SearchOrder { kBucketByBucket, kFullestFirst, kBeam };
-/// The beam's node budget, in depth-first orders' budgets: a layer lists every choice of up to 256
-/// states (measured on Qwen3-4B dp 64, tp 1 and 2, where both depth-first orders leave the
-/// optimum undecided: 256 states find both costs' optimum within 1 %, in 0.6 to 1.1 million
-/// nodes).
-constexpr long long kBeamBudgets = 20;
-/// contiguous_fits with one order alone (tests and the planner's bisection ask each).
+/// spends its nodes on a first bucket's alternatives.
+enum class SearchOrder { kBucketByBucket, kFullestFirst };
+/// contiguous_fits with one order alone (tests ask each).
 ContiguousAnswer contiguous_fits_in_order(const std::vector<std::vector<double>>& costs, int ranks,
                                           double capacity, const SearchLimits& limits,
                                           SearchOrder order);

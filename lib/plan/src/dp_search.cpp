@@ -29,9 +29,6 @@ constexpr int kWidestStride = 8;
 // what the scan spent per capacity before the stride widened and the orders got a budget each,
 // so that no capacity is decided with fewer nodes than then.
 constexpr long long kFillInShare = 5;
-// The beam's bisection stops once the plan is within this share of a capacity shown not to fit
-// (DESIGN §5 asks for 2 % of the optimum): a beam that runs dry costs its whole budget.
-constexpr double kCloseEnough = 0.01;
 
 }  // namespace
 
@@ -49,24 +46,14 @@ DpPartition search_partition(const layout::Buffer& buffer, const DpPartition& st
   const double low = std::max(input.total / buffer.dp, input.largest);
   const auto capacity_at = [&](int step) { return low * (1 + kStep * step); };
   const auto below_best = [&](int step) { return capacity_at(step) < best_max * (1 - kStep / 2); };
-  const auto depth_first = [&](long long nodes) {
-    return [&buffer, nodes](const std::vector<std::vector<double>>& per_bucket, double capacity) {
-      return detail::contiguous_fits(per_bucket, buffer.dp, capacity,
-                                     {.nodes = nodes, .beam = false});
-    };
-  };
-  int highest_refuted = 0;  // the highest step shown not to fit
   // Decides one capacity and keeps the plan found when it is lower than the best; returns the
   // answer's kind.
-  // `ask(costs, capacity)`: contiguous_fits or the beam alone.
-  const auto try_capacity = [&](int step, const auto& ask) {
-    detail::ContiguousAnswer answer = ask(input.per_bucket, capacity_at(step));
+  const auto try_capacity = [&](int step, long long nodes) {
+    detail::ContiguousAnswer answer =
+        detail::contiguous_fits(input.per_bucket, buffer.dp, capacity_at(step), {.nodes = nodes});
     if (answer.kind == detail::ContiguousAnswer::Kind::kUnknown) {
-      answer = ask(mirror, capacity_at(step));
+      answer = detail::contiguous_fits(mirror, buffer.dp, capacity_at(step), {.nodes = nodes});
       if (answer.kind == detail::ContiguousAnswer::Kind::kFits) detail::unmirror(answer, buffer.dp);
-    }
-    if (answer.kind == detail::ContiguousAnswer::Kind::kDoesNotFit) {
-      highest_refuted = std::max(highest_refuted, step);
     }
     if (answer.kind != detail::ContiguousAnswer::Kind::kFits) return answer.kind;
     DpPartition found = detail::partition_from_search(buffer, costs, answer);
@@ -85,7 +72,7 @@ DpPartition search_partition(const layout::Buffer& buffer, const DpPartition& st
   int first_skipped = 0;
   for (int step = 1, stride = 1; step <= kMostSteps && below_best(step); step += stride) {
     tried[static_cast<std::size_t>(step)] = true;
-    const auto kind = try_capacity(step, depth_first(nodes_per_decision));
+    const auto kind = try_capacity(step, nodes_per_decision);
     if (kind == detail::ContiguousAnswer::Kind::kFits) break;
     if (kind == detail::ContiguousAnswer::Kind::kUnknown) {
       if (first_skipped == 0) first_skipped = step + 1;
@@ -95,37 +82,9 @@ DpPartition search_partition(const layout::Buffer& buffer, const DpPartition& st
   // Then the skipped capacities below the plan found, upwards, until one fits.
   for (int step = first_skipped; step > 0 && step <= kMostSteps && below_best(step); ++step) {
     if (tried[static_cast<std::size_t>(step)]) continue;
-    if (try_capacity(step, depth_first(nodes_per_decision / kFillInShare)) ==
+    if (try_capacity(step, nodes_per_decision / kFillInShare) ==
         detail::ContiguousAnswer::Kind::kFits) {
       break;
-    }
-  }
-  // Last, the beam, by bisection between the highest capacity shown not to fit and the plan
-  // found, until the plan is within kCloseEnough of the former: where both depth-first orders
-  // backtrack in vain at the last ranks it often finds a deal, but a beam that runs dry costs its
-  // whole budget, so it asks a handful of capacities rather than every one.
-  const auto beam = [&buffer, nodes = nodes_per_decision * detail::kBeamBudgets](
-                        const std::vector<std::vector<double>>& per_bucket, double capacity) {
-    return detail::contiguous_fits_in_order(per_bucket, buffer.dp, capacity, {.nodes = nodes},
-                                            detail::SearchOrder::kBeam);
-  };
-  const auto first_not_below_best = [&] {
-    int step = highest_refuted + 1;
-    while (step <= kMostSteps && below_best(step)) ++step;
-    return step;
-  };
-  const double proven_below = capacity_at(highest_refuted);
-  // With more buckets than ranks a rank draws from many buckets, each state of the beam lists
-  // thousands of choices and the beam spends its budget long before the last rank (measured on
-  // the planner suite's Megatron-bucketed rows: 5-13x the planning time, no plan lower).
-  const bool beam_can_finish = buffer.buckets.size() <= static_cast<std::size_t>(buffer.dp);
-  for (int lo = highest_refuted + 1, hi = first_not_below_best();
-       beam_can_finish && lo < hi && best_max > proven_below * (1 + kCloseEnough);) {
-    const int mid = lo + (hi - lo) / 2;
-    if (try_capacity(mid, beam) == detail::ContiguousAnswer::Kind::kFits) {
-      hi = std::min(mid, first_not_below_best());
-    } else {
-      lo = mid + 1;
     }
   }
   return best;

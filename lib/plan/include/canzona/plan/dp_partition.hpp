@@ -120,9 +120,7 @@ DpPartition refine_partition(const layout::Buffer& buffer, const DpPartition& st
 /// doubles (up to 8 steps) after each capacity left undecided; the first capacity that fits ends
 /// the scan, and then the capacities the stride skipped below it get a try each, upwards, with a
 /// fifth of the budget (each still at least what one capacity had before the orders got a
-/// budget each), until one fits. Last, where the buffer has no more buckets than ranks and the plan
-/// is more than 1 % above the highest capacity shown not to fit, a beam search (256 states per
-/// rank, twenty budgets) bisects the capacities between the two. What
+/// budget each), until one fits. What
 /// refine_partition's local moves cannot reach (every rank shifting its runs at once) the search
 /// finds directly. Returns the plan found (method "searched") when its busiest rank is lower, or
 /// `start` when none is lower. Throws like check_partition on a broken `start` and ConfigError when
