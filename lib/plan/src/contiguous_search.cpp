@@ -58,9 +58,14 @@ class Search {
         prefix_(costs.size()),
         suffix_id_(suffix_ids(costs)),
         position_(costs.size(), 0),
-        start_(costs.size(), 0),
-        twin_before_(costs.size(), -1),
+        start_(static_cast<std::size_t>(ranks), std::vector<int>(costs.size(), 0)),
+        twin_before_(static_cast<std::size_t>(ranks), std::vector<int>(costs.size(), -1)),
+        key_(costs.size(), 0),
         taken_(static_cast<std::size_t>(ranks), std::vector<int>(costs.size(), 0)) {
+    int most_id = 0;
+    for (const auto& ids : suffix_id_)
+      most_id = std::max(most_id, *std::max_element(ids.begin(), ids.end()));
+    last_with_.assign(static_cast<std::size_t>(most_id) + 1, -1);
     for (std::size_t b = 0; b < costs.size(); ++b) {
       prefix_[b].assign(costs[b].size() + 1, 0.0);
       std::partial_sum(costs[b].begin(), costs[b].end(), prefix_[b].begin() + 1);
@@ -125,7 +130,7 @@ class Search {
     if (big_items_left() > ranks_left) return false;
     const auto failed = failed_.find(state_key());
     if (failed != failed_.end() && r >= failed->second) return false;
-    find_twins();
+    find_twins(r);
     const double at_least = remaining_ - (ranks_left - 1) * capacity_;
     if (order_ == SearchOrder::kBucketByBucket) {
       if (take(r, 0, 0.0, at_least)) return true;
@@ -134,9 +139,9 @@ class Search {
     }
     // Every run rank r may take, fullest first: a full rank leaves the least behind.
     Choices choices;
-    const std::vector<int> from = start_;
+    const std::vector<int>& from = start_[static_cast<std::size_t>(r)];
     const long long truncated_before = truncated_;
-    collect(0, 0.0, at_least, choices);
+    collect(r, 0, 0.0, at_least, choices);
     position_ = from;
     if (timed_out_) return false;
     std::vector<std::size_t> order(choices.load.size());
@@ -176,16 +181,12 @@ class Search {
     if (b == costs_.size()) {
       if (load < at_least * (1 - kLoadTolerance) || !maximal(load)) return false;
       remaining_ -= load;
-      const std::vector<int> start = start_;
-      const std::vector<int> twins = twin_before_;
       const bool done = rank(r + 1);
-      start_ = start;
-      twin_before_ = twins;
       remaining_ += load;
       return done;
     }
     const int from = position_[b];
-    for (int to = most_for_twin(b, most_that_fits(b, load)); to >= from; --to) {
+    for (int to = most_for_twin(r, b, most_that_fits(b, load)); to >= from; --to) {
       const double next = load + run_cost(b, from, to);
       if (next + reachable_after(b, next) < at_least * (1 - kLoadTolerance)) break;
       position_[b] = to;
@@ -219,7 +220,7 @@ class Search {
 
   // The choices of buckets b.. on top of `load` from the buckets before b: loads in
   // [at_least, capacity] after which no further item of any bucket fits.
-  void collect(std::size_t b, double load, double at_least, Choices& out) {
+  void collect(int r, std::size_t b, double load, double at_least, Choices& out) {
     if (out_of_time()) return;
     if (b == costs_.size()) {
       if (load < at_least * (1 - kLoadTolerance) || !maximal(load)) return;
@@ -232,47 +233,51 @@ class Search {
       return;
     }
     const int from = position_[b];
-    for (int to = most_for_twin(b, most_that_fits(b, load)); to >= from; --to) {
+    for (int to = most_for_twin(r, b, most_that_fits(b, load)); to >= from; --to) {
       const double next = load + run_cost(b, from, to);
       if (next + reachable_after(b, next) < at_least * (1 - kLoadTolerance)) break;
       position_[b] = to;
-      collect(b + 1, next, at_least, out);
+      collect(r, b + 1, next, at_least, out);
       position_[b] = from;
       if (timed_out_) return;
     }
   }
 
   // The memo's key: the sorted names of what is left of every bucket.
-  std::vector<int> state_key() const {
-    std::vector<int> key(costs_.size());
+  const std::vector<int>& state_key() {
     for (std::size_t b = 0; b < costs_.size(); ++b) {
-      key[b] = suffix_id_[b][static_cast<std::size_t>(position_[b])];
+      key_[b] = suffix_id_[b][static_cast<std::size_t>(position_[b])];
     }
-    std::sort(key.begin(), key.end());
-    return key;
+    std::sort(key_.begin(), key_.end());
+    return key_;
   }
 
-  // At a rank's start: each bucket's nearest earlier bucket holding the same sequence (its twin),
+  // At rank r's start: each bucket's nearest earlier bucket holding the same sequence (its twin),
   // or -1. Two twins are interchangeable, so the rank's choices keep the earlier twin's run at
   // least as long as the later one's: the mirror image of every other choice leaves the same
-  // multiset behind.
-  void find_twins() {
-    start_ = position_;
-    std::map<int, int> last_with;  // suffix id -> last bucket seen holding it
+  // multiset behind. One row per rank, so that nothing is saved and restored around the ranks
+  // after it.
+  void find_twins(int r) {
+    const auto row = static_cast<std::size_t>(r);
+    start_[row] = position_;
     for (std::size_t b = 0; b < costs_.size(); ++b) {
       const int id = suffix_id_[b][static_cast<std::size_t>(position_[b])];
-      const auto [it, inserted] = last_with.try_emplace(id, static_cast<int>(b));
-      twin_before_[b] = inserted || id == 0 ? -1 : it->second;
-      it->second = static_cast<int>(b);
+      twin_before_[row][b] = id == 0 ? -1 : last_with_[static_cast<std::size_t>(id)];
+      last_with_[static_cast<std::size_t>(id)] = static_cast<int>(b);
+    }
+    for (std::size_t b = 0; b < costs_.size(); ++b) {
+      last_with_[static_cast<std::size_t>(suffix_id_[b][static_cast<std::size_t>(position_[b])])] =
+          -1;
     }
   }
 
-  // `most` capped so that bucket b's run is no longer than its twin's.
-  int most_for_twin(std::size_t b, int most) const {
-    const int twin = twin_before_[b];
+  // `most` capped so that bucket b's run is no longer than its twin's in rank r's choice.
+  int most_for_twin(int r, std::size_t b, int most) const {
+    const auto row = static_cast<std::size_t>(r);
+    const int twin = twin_before_[row][b];
     if (twin < 0) return most;
     const auto t = static_cast<std::size_t>(twin);
-    return std::min(most, position_[b] + (position_[t] - start_[t]));
+    return std::min(most, position_[b] + (position_[t] - start_[row][t]));
   }
 
   // An upper estimate of what buckets after b can add to a rank already at `load`.
@@ -302,9 +307,11 @@ class Search {
   std::vector<std::vector<double>> prefix_;
   std::vector<std::vector<int>> suffix_id_;
   std::vector<int> position_;
-  std::vector<int> start_;               // positions at the current rank's start
-  std::vector<int> twin_before_;         // per bucket: its twin at the current rank's start, or -1
-  std::vector<std::vector<int>> taken_;  // per rank, per bucket: items taken
+  std::vector<std::vector<int>> start_;        // per rank: the positions at its start
+  std::vector<std::vector<int>> twin_before_;  // per rank and bucket: its twin then, or -1
+  std::vector<int> last_with_;                 // find_twins's scratch, per suffix id
+  std::vector<int> key_;                       // state_key's buffer
+  std::vector<std::vector<int>> taken_;        // per rank, per bucket: items taken
   double remaining_ = 0;
   long long nodes_ = 0;
   bool timed_out_ = false;
