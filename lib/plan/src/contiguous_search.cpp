@@ -322,6 +322,12 @@ class Search {
 
 }  // namespace
 
+ContiguousAnswer contiguous_fits_in_order(const std::vector<std::vector<double>>& costs, int ranks,
+                                          double capacity, const SearchLimits& limits,
+                                          SearchOrder order) {
+  return Search(costs, ranks, capacity, limits, order).run();
+}
+
 ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, int ranks,
                                  double capacity, const SearchLimits& limits) {
   // Each order gets the whole node budget (a capacity one order settles in a few thousand nodes
@@ -333,18 +339,12 @@ ContiguousAnswer contiguous_fits(const std::vector<std::vector<double>>& costs, 
     first_limits.deadline = now + (limits.deadline - now) / 2;
   }
   ContiguousAnswer first =
-      Search(costs, ranks, capacity, first_limits, SearchOrder::kBucketByBucket).run();
+      contiguous_fits_in_order(costs, ranks, capacity, first_limits, SearchOrder::kBucketByBucket);
   if (first.kind != ContiguousAnswer::Kind::kUnknown) return first;
   ContiguousAnswer second =
-      Search(costs, ranks, capacity, limits, SearchOrder::kFullestFirst).run();
+      contiguous_fits_in_order(costs, ranks, capacity, limits, SearchOrder::kFullestFirst);
   second.nodes += first.nodes;
   return second;
-}
-
-ContiguousAnswer contiguous_fits_in_order(const std::vector<std::vector<double>>& costs, int ranks,
-                                          double capacity, const SearchLimits& limits,
-                                          SearchOrder order) {
-  return Search(costs, ranks, capacity, limits, order).run();
 }
 
 std::vector<std::vector<double>> mirrored(std::vector<std::vector<double>> per_bucket) {

@@ -45,14 +45,13 @@ struct ContiguousAnswer {
 /// matrices, so many buckets' remainders coincide. Only runs after which no further item of any
 /// bucket would fit are tried (taking more never hurts: the items left are a suffix of what a
 /// smaller take leaves, and any deal of those is still contiguous), a rank must take at least what
-/// the ranks after it cannot hold, items above half the capacity need a rank each, and states that
-/// failed are remembered. Two orders of trying a rank's runs, one after the other: bucket by bucket
-/// (cheap, suits many short buckets) and fullest first (suits few long ones); either one's
-/// kDoesNotFit is a proof. A rank's list of fullest-first choices is capped, and a failure below a
-/// capped list is no proof (kUnknown). Stops with kUnknown at `limits.deadline` (the first order
-/// gets half the time to it) or after `limits.nodes` nodes in each order, whichever comes first (a
-/// node limit alone keeps the answer a pure function of the input); `nodes` reports both orders'
-/// sum.
+/// the ranks after it cannot hold, and items above half the capacity need a rank each. Two orders
+/// of trying a rank's runs, one after the other: bucket by bucket (cheap, suits many short buckets)
+/// and fullest first (suits few long ones); either one's kDoesNotFit is a proof. A rank's list of
+/// fullest-first choices is capped, and a failure below a capped list is no proof (kUnknown). Stops
+/// with kUnknown at `limits.deadline` (the first order gets half the time to it) or after
+/// `limits.nodes` nodes in each order, whichever comes first (a node limit alone keeps the answer a
+/// pure function of the input); `nodes` reports both orders' sum.
 struct SearchLimits {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   long long nodes = std::numeric_limits<long long>::max();
