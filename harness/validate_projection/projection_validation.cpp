@@ -163,6 +163,8 @@ ValidationReport run_projection_validation(comm::Communicator& world,
   report.uneven = config.uneven;
   ProjectionOptions projection;
   projection.uneven = config.uneven;
+  // cpu ranks move their collectives' data on the thread that computes (ProjectionOptions).
+  projection.comm_beside_compute = config.backend != "cpu";
 
   for (const plan::StepPlan& plan : plans) {
     // First pass measures the shapes (every rank at once), then every rank projects with the

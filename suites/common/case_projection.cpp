@@ -68,6 +68,8 @@ std::optional<HereProjection> project_here(StepJob& job, const CasePlan& plan,
   // MPI runs an uneven reduce-scatter / all-gather as one direct exchange, which the padded model
   // describes; NCCL as grouped rooted collectives (the projector's default).
   if (!j.device) options.uneven = sim::UnevenCollectives::kPadded;
+  // A host rank moves its collectives' data on the thread that computes (ProjectionOptions).
+  options.comm_beside_compute = j.device != nullptr;
   const plan::StepPlan& p = step_plan(plan);
   // On host ranks the shapes are measured again at every call (after each repetition's steps):
   // the speed of a shared (virtual) CPU moves over seconds to minutes with load this machine

@@ -154,6 +154,66 @@ TEST_P(EveryStrategyTest, EveryRanksTimeAddsUpToTheStep) {
             projection_json(p, true));
 }
 
+// Host ranks (comm_beside_compute false): a rank's collectives and kernels share its thread, so
+// none of its communication hides behind a kernel, and kernels, communication and waiting tile
+// the step. With two streams the TP collectives hide partly behind kernels; the DP sync hides
+// on neither (the step syncs gradients before its kernels and parameters after them), so
+// without TP both projections agree.
+TEST_P(EveryStrategyTest, OneThreadHidesNoCommunication) {
+  const auto& [strategy, shape] = GetParam();
+  const auto [dp, tp] = shape;
+  const plan::StepPlan plan = build(strategy, dp, tp);
+  ProjectionOptions options;
+  options.comm_beside_compute = false;
+  SyntheticCompute compute(offset_), beside_compute(offset_);
+  const Projection p = project(plan, small_nodes(), compute, options);
+  const Projection beside = project(plan, small_nodes(), beside_compute);
+  double hidden_beside = 0;
+  for (const RankTimeline& r : beside.ranks) hidden_beside += r.comm_busy - r.exposed_comm;
+  if (tp > 1) {
+    EXPECT_GT(hidden_beside, 0.0);
+  } else {
+    EXPECT_DOUBLE_EQ(hidden_beside, 0.0);
+    EXPECT_NEAR(p.step_seconds, beside.step_seconds, 1e-12);
+  }
+  ASSERT_EQ(p.ranks.size(), beside.ranks.size());
+  for (std::size_t i = 0; i < p.ranks.size(); ++i) {
+    const RankTimeline& r = p.ranks[i];
+    SCOPED_TRACE(fmt::format("rank {}", r.rank));
+    EXPECT_NEAR(r.exposed_comm, r.comm_busy, 1e-12);
+    EXPECT_NEAR(r.compute_busy + r.comm_busy + r.idle, p.step_seconds, 1e-9 * p.step_seconds);
+    // The same kernels and collectives, only placed differently.
+    EXPECT_NEAR(r.compute_busy, beside.ranks[i].compute_busy, 1e-12);
+    EXPECT_NEAR(r.comm_busy, beside.ranks[i].comm_busy, 1e-12);
+  }
+}
+
+// The same with many micro-groups (one matrix per host): the next group's gather is in flight
+// while a group computes, the overlap two streams give and one thread cannot.
+TEST_F(ProjectorTest, OneThreadRunsAPipelinesGathersBetweenItsKernels) {
+  Topology t = topology_preset("dgx-h100");
+  t.intra_node.busbw_gbps = {1, 1, 1, 1, 1};  // TP traffic as costly as compute
+  plan::StrategyOptions strategy;
+  strategy.tp_schedule = plan::MicroGroupMode::kSingle;
+  for (const int dp : {1, 2}) {
+    SCOPED_TRACE(fmt::format("dp {}", dp));
+    const plan::StepPlan plan =
+        baselines::make_step_plan(tiny_model(), {.dp = dp, .tp = 2}, strategy);
+    ASSERT_GE(plan.micro_groups[0].size(), 2u);
+    ProjectionOptions options;
+    options.comm_beside_compute = false;
+    SyntheticCompute compute(offset_), beside_compute(offset_);
+    const Projection p = project(plan, t, compute, options);
+    const Projection beside = project(plan, t, beside_compute);
+    EXPECT_GT(p.step_seconds, beside.step_seconds);
+    for (const RankTimeline& r : p.ranks) {
+      SCOPED_TRACE(fmt::format("rank {}", r.rank));
+      EXPECT_NEAR(r.exposed_comm, r.comm_busy, 1e-12);
+      EXPECT_NEAR(r.compute_busy + r.comm_busy + r.idle, p.step_seconds, 1e-9 * p.step_seconds);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Plans, EveryStrategyTest,
     ::testing::Combine(::testing::Values("canzona", "sc", "layerwise", "zero1", "asc"),
@@ -321,17 +381,21 @@ TEST_P(GroupingTest, GroupedProjectionEqualsEveryRankSimulated) {
           build_with(moe ? tiny_moe_model() : tiny_model(), strategy, dp, tp, execution);
       for (const Topology& topology : {small_nodes(), topology_preset("dgx-h100")}) {
         for (const auto uneven : {UnevenCollectives::kGroupedRooted, UnevenCollectives::kPadded}) {
-          SCOPED_TRACE(fmt::format("{} {} {} {}", moe ? "moe" : "dense", to_string(execution),
-                                   topology.name, to_string(uneven)));
-          ProjectionOptions options;
-          options.uneven = uneven;
-          SyntheticCompute grouped_compute(offset_), every_compute(offset_);
-          const Projection grouped = project(plan, topology, grouped_compute, options);
-          options.group_identical_ranks = false;
-          const Projection every = project(plan, topology, every_compute, options);
-          EXPECT_EQ(projection_json(grouped, true), projection_json(every, true));
-          EXPECT_EQ(grouped.step_seconds, every.step_seconds);
-          EXPECT_EQ(grouped.optimizer_seconds, every.optimizer_seconds);
+          for (const bool beside : {true, false}) {
+            SCOPED_TRACE(fmt::format("{} {} {} {} comm beside compute {}", moe ? "moe" : "dense",
+                                     to_string(execution), topology.name, to_string(uneven),
+                                     beside));
+            ProjectionOptions options;
+            options.uneven = uneven;
+            options.comm_beside_compute = beside;
+            SyntheticCompute grouped_compute(offset_), every_compute(offset_);
+            const Projection grouped = project(plan, topology, grouped_compute, options);
+            options.group_identical_ranks = false;
+            const Projection every = project(plan, topology, every_compute, options);
+            EXPECT_EQ(projection_json(grouped, true), projection_json(every, true));
+            EXPECT_EQ(grouped.step_seconds, every.step_seconds);
+            EXPECT_EQ(grouped.optimizer_seconds, every.optimizer_seconds);
+          }
         }
       }
     }

@@ -117,8 +117,9 @@ struct StepModel {
   std::vector<Instance> instances;  // TP collectives
   std::vector<int> dp_class;        // per DP rank: its class
   int tp = 1;
-  int collectives = 0;    // instances of the whole step, every DP rank counted
-  int compute_tasks = 0;  // kernels of the whole step, every rank counted
+  bool one_thread = false;  // !ProjectionOptions::comm_beside_compute
+  int collectives = 0;      // instances of the whole step, every DP rank counted
+  int compute_tasks = 0;    // kernels of the whole step, every rank counted
 };
 
 bool is_matrix_buffer(const plan::StepPlan& plan, std::size_t buffer) {
@@ -582,6 +583,7 @@ StepModel build_model(const plan::StepPlan& plan, const Topology& topology,
   const int tp = plan.tp();
   StepModel model;
   model.tp = tp;
+  model.one_thread = !options.comm_beside_compute;
   model.dp_slots = plan::dp_collective_slots(plan);
   add_dp_runs(plan, topology, options, model);
   std::vector<DpRankWork> classes;
@@ -623,11 +625,16 @@ double task_end(const RankWork& w, int dep) {
   return dep == kNone ? 0.0 : w.tasks[static_cast<std::size_t>(dep)].end;
 }
 
-// Where one simulated rank's streams are.
+// Where one simulated rank's streams are. With one thread (StepModel::one_thread) a collective
+// also waits for the rank's kernels, and they for it.
 struct Cursor {
   std::size_t next_op = 0, next_task = 0;
   double comm_free = 0, compute_free = 0;
   bool arrived = false;
+
+  double comm_start(bool one_thread) const {
+    return one_thread ? std::max(comm_free, compute_free) : comm_free;
+  }
 };
 
 double run_seconds(const DpRun& run, bool hide_overlappable) {
@@ -676,7 +683,7 @@ void run_param_sync(StepModel& model, bool hide_overlappable, const std::vector<
     for (std::size_t r = static_cast<std::size_t>(t); r < model.ranks.size();
          r += static_cast<std::size_t>(model.tp)) {
       const RankWork& w = model.ranks[r];
-      free = std::max(free, cur[r].comm_free);
+      free = std::max(free, cur[r].comm_start(model.one_thread));
       for (std::size_t key = 0; key < keys; ++key) {
         kernels_done[key] = std::max(kernels_done[key], task_end(w, w.param_sync_deps[key]));
       }
@@ -706,6 +713,9 @@ void simulate(StepModel& model, bool hide_overlappable) {
     inst.ready = 0;
   }
   run_grad_sync(model, hide_overlappable, cur);
+  if (model.one_thread) {
+    for (Cursor& c : cur) c.compute_free = c.comm_free;
+  }
   std::deque<std::size_t> work(n);
   std::iota(work.begin(), work.end(), std::size_t{0});
   std::vector<char> queued(n, 1);
@@ -734,15 +744,23 @@ void simulate(StepModel& model, bool hide_overlappable) {
         const double ready = task_end(w, op.dep);
         if (ready != kUnset) {
           Instance& inst = model.instances[static_cast<std::size_t>(op.instance)];
-          inst.ready = std::max(inst.ready, std::max(c.comm_free, ready));
+          inst.ready = std::max(inst.ready, std::max(c.comm_start(model.one_thread), ready));
           c.arrived = true;
           if (++inst.arrived == static_cast<int>(inst.members.size())) {
+            // One thread: the data moves once every member has also run the kernels it could
+            // run while it waited (the executor posts the collective, computes, then waits).
+            double start = inst.ready;
+            for (const auto& [mr, mi] : inst.members) {
+              start =
+                  std::max(start, cur[static_cast<std::size_t>(mr)].comm_start(model.one_thread));
+            }
             for (const auto& [mr, mi] : inst.members) {
               const auto m = static_cast<std::size_t>(mr);
               CommOp& mop = model.ranks[m].ops[static_cast<std::size_t>(mi)];
-              mop.start = inst.ready;
-              mop.end = inst.ready + inst.seconds;
+              mop.start = start;
+              mop.end = start + inst.seconds;
               cur[m].comm_free = mop.end;
+              if (model.one_thread) cur[m].compute_free = mop.end;
               cur[m].next_op = static_cast<std::size_t>(mi) + 1;
               cur[m].arrived = false;
               if (m != r && !queued[m]) {

@@ -86,6 +86,11 @@ struct ProjectionOptions {
   /// to all of them, which is exact (projector.cpp says why) and makes DP-SC cost one DP rank.
   /// false simulates every rank: the reference the tests compare the grouping against.
   bool group_identical_ranks = true;
+  /// Whether a rank's collectives run beside its kernels (two streams: NCCL on its own CUDA
+  /// stream) or on the thread that computes (a CPU rank under MPI: Open MPI moves a nonblocking
+  /// collective's data only inside MPI calls, so it moves while the rank waits, after the
+  /// kernels the rank ran meanwhile, never behind them). false for host ranks.
+  bool comm_beside_compute = true;
 };
 
 /// The projection of one plan.
@@ -134,6 +139,8 @@ struct Projection {
 /// that touches that buffer; with the serial TP execution a micro-group's gather also after
 /// AdamW and every earlier group's steps on the rank. Streams serialise: collectives in issue
 /// order, kernels in the order AdamW, micro-groups (slot order), replicated matrices.
+/// With ProjectionOptions::comm_beside_compute false (host ranks) the two streams of a rank are
+/// one: a collective starts once every member is free of kernels and collectives alike.
 ///
 /// Throws canzona::Error when the plan's collectives cannot be matched across a group (a plan
 /// bug) and ConfigError when the topology is invalid.
