@@ -749,10 +749,12 @@ void simulate(StepModel& model, bool hide_overlappable) {
           if (++inst.arrived == static_cast<int>(inst.members.size())) {
             // One thread: the data moves once every member has also run the kernels it could
             // run while it waited (the executor posts the collective, computes, then waits).
+            // (Two streams: every member's comm stream was free at its arrival, so inst.ready.)
             double start = inst.ready;
-            for (const auto& [mr, mi] : inst.members) {
-              start =
-                  std::max(start, cur[static_cast<std::size_t>(mr)].comm_start(model.one_thread));
+            if (model.one_thread) {
+              for (const auto& [mr, mi] : inst.members) {
+                start = std::max(start, cur[static_cast<std::size_t>(mr)].comm_start(true));
+              }
             }
             for (const auto& [mr, mi] : inst.members) {
               const auto m = static_cast<std::size_t>(mr);
