@@ -5,6 +5,8 @@
 // proven bound.
 #include "contiguous_search.hpp"
 
+#include "ranks_needed.hpp"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -55,6 +57,7 @@ class Search {
         ranks_(ranks),
         capacity_(capacity * (1 + kLoadTolerance)),
         limits_(limits),
+        needed_(costs, capacity),
         prefix_(costs.size()),
         suffix_id_(suffix_ids(costs)),
         position_(costs.size(), 0),
@@ -127,7 +130,12 @@ class Search {
     if (remaining_ <= capacity_ * kLoadTolerance) return true;
     const int ranks_left = ranks_ - r;
     if (ranks_left == 0 || remaining_ > ranks_left * capacity_) return false;
-    if (big_items_left() > ranks_left) return false;
+    // What is left, as a multiset, needs more ranks than there are: the configuration LP's count
+    // where it applies (it includes the next check), else the items above half the capacity.
+    if (needed_.active() ? needed_.at_least(position_) > ranks_left
+                         : big_items_left() > ranks_left) {
+      return false;
+    }
     const auto failed = failed_.find(state_key());
     if (failed != failed_.end() && r >= failed->second) return false;
     find_twins(r);
@@ -304,6 +312,7 @@ class Search {
   int ranks_;
   double capacity_;
   SearchLimits limits_;
+  RanksNeeded needed_;
   std::vector<std::vector<double>> prefix_;
   std::vector<std::vector<int>> suffix_id_;
   std::vector<int> position_;

@@ -45,7 +45,9 @@ struct ContiguousAnswer {
 /// matrices, so many buckets' remainders coincide. Only runs after which no further item of any
 /// bucket would fit are tried (taking more never hurts: the items left are a suffix of what a
 /// smaller take leaves, and any deal of those is still contiguous), a rank must take at least what
-/// the ranks after it cannot hold, and items above half the capacity need a rank each. Two orders
+/// the ranks after it cannot hold, and a state whose remainder, as a multiset, needs more ranks than
+/// are left (RanksNeeded: the configuration LP; the items above half the capacity where that does
+/// not apply) is given up at once. Two orders
 /// of trying a rank's runs, one after the other: bucket by bucket (cheap, suits many short buckets)
 /// and fullest first (suits few long ones); either one's kDoesNotFit is a proof. A rank's list of
 /// fullest-first choices is capped, and a failure below a capped list is no proof (kUnknown). Stops
