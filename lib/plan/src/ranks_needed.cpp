@@ -45,7 +45,10 @@ std::optional<std::vector<double>> dual_point(const std::vector<std::vector<int>
     for (std::size_t j = 0; j < types; ++j) a[i * types + j] = configs[i][j];
   }
   for (std::size_t j = 0; j < types; ++j) nonbasic[j] = j;
-  while (true) {
+  // Bland's rule ends in exact arithmetic; in floating point a cap keeps a pathological case from
+  // spinning. Every point on the way is feasible, so stopping early still gives a bound.
+  const std::size_t most_pivots = 50 * (rows + types);
+  for (std::size_t pivots = 0; pivots < most_pivots; ++pivots) {
     std::size_t enter = types;
     for (std::size_t j = 0; j < types; ++j) {
       if (d[j] > kPivotTolerance && (enter == types || nonbasic[j] < nonbasic[enter])) enter = j;
