@@ -131,7 +131,7 @@ class Search {
     const int ranks_left = ranks_ - r;
     if (ranks_left == 0 || remaining_ > ranks_left * capacity_) return false;
     // What is left, as a multiset, needs more ranks than there are: the configuration LP's count
-    // where it applies (it includes the next check), else the items above half the capacity.
+    // where it applies (it counts the items above half the capacity too), else those items alone.
     if (needed_.active() ? needed_.at_least(position_) > ranks_left
                          : big_items_left() > ranks_left) {
       return false;

@@ -47,9 +47,9 @@ struct ContiguousAnswer {
 /// smaller take leaves, and any deal of those is still contiguous), a rank must take at least what
 /// the ranks after it cannot hold, and a state whose remainder, as a multiset, needs more ranks than
 /// are left (RanksNeeded: the configuration LP; the items above half the capacity where that does
-/// not apply) is given up at once. Two orders
-/// of trying a rank's runs, one after the other: bucket by bucket (cheap, suits many short buckets)
-/// and fullest first (suits few long ones); either one's kDoesNotFit is a proof. A rank's list of
+/// not apply) is given up at once. Two orders of trying a rank's runs, one after the other: bucket
+/// by bucket (cheap, suits many short buckets) and fullest first (suits few long ones); either
+/// one's kDoesNotFit is a proof. A rank's list of
 /// fullest-first choices is capped, and a failure below a capped list is no proof (kUnknown). Stops
 /// with kUnknown at `limits.deadline` (the first order gets half the time to it) or after
 /// `limits.nodes` nodes in each order, whichever comes first (a node limit alone keeps the answer a

@@ -99,27 +99,27 @@ std::optional<std::vector<double>> dual_point(const std::vector<std::vector<int>
 RanksNeeded::RanksNeeded(const std::vector<std::vector<double>>& per_bucket, double capacity) {
   std::vector<double> all;
   for (const auto& bucket : per_bucket) all.insert(all.end(), bucket.begin(), bucket.end());
-  types_ = item_types(all);
-  if (types_.cost.empty() || types_.cost.size() > kMostTypes) return;
+  const ItemTypes item = item_types(all);
+  if (item.cost.empty() || item.cost.size() > kMostTypes) return;
   const std::optional<Configurations> configs =
-      enumerate_configurations(types_, capacity, kMostConfigurations);
+      enumerate_configurations(item, capacity, kMostConfigurations);
   if (!configs) return;
-  const std::size_t types = types_.cost.size();
+  const std::size_t types = item.cost.size();
   for (std::size_t p = 0; p < configs->size(); ++p) {
-    if (!is_maximal(types_, *configs, p, capacity)) continue;
+    if (!is_maximal(item, *configs, p, capacity)) continue;
     maximal_.emplace_back(configs->counts.begin() + static_cast<std::ptrdiff_t>(p * types),
                           configs->counts.begin() + static_cast<std::ptrdiff_t>((p + 1) * types));
   }
   // Count vectors as one key: the product of the radices must stay within 64 bits.
   std::uint64_t keys = 1;
-  for (const int count : types_.count) {
+  for (const int count : item.count) {
     const auto radix = static_cast<std::uint64_t>(count) + 1;
     if (keys > std::numeric_limits<std::uint64_t>::max() / radix) return;
     keys *= radix;
     radix_.push_back(radix);
   }
   std::map<double, std::size_t> type_of;
-  for (std::size_t t = 0; t < types; ++t) type_of[types_.cost[t]] = t;
+  for (std::size_t t = 0; t < types; ++t) type_of[item.cost[t]] = t;
   suffix_counts_.resize(per_bucket.size());
   for (std::size_t b = 0; b < per_bucket.size(); ++b) {
     const std::vector<double>& costs = per_bucket[b];

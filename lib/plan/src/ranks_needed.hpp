@@ -24,7 +24,7 @@ namespace canzona::plan::detail {
 /// points): Qwen3's few matrix sizes pack with waste that the sum does not see.
 ///
 /// Answers are remembered per count vector. Inactive (at_least answers 0) when the items have
-/// more than kMostTypes sizes or the capacity more than kMostConfigurations maximal
+/// more than kMostTypes sizes or the capacity admits more than kMostConfigurations
 /// configurations: many small items per rank pack with little waste, and the sum bound suffices.
 class RanksNeeded {
  public:
@@ -39,7 +39,6 @@ class RanksNeeded {
   int lp_bound(const std::vector<int>& counts) const;
 
   bool active_ = false;
-  ItemTypes types_;
   std::vector<std::vector<int>> maximal_;  // per maximal configuration: items of each type
   // Per bucket and position: items of each type from there to the bucket's end, type-major.
   std::vector<std::vector<int>> suffix_counts_;
