@@ -50,6 +50,8 @@ class SyntheticCompute final : public ComputeModel {
     ++calls;
     return spec.kind == optim::OptimizerKind::kAdamW ? 1e-11 * n : 1e-8 * n + offset_;
   }
+  // 1 ps per byte: the executor's memory passes cost a little, as on any device.
+  double memory_pass_seconds(double bytes) override { return 1e-12 * bytes; }
   std::string kind() const override { return "synthetic"; }
   std::string description() const override { return "synthetic: 10 ns per matrix element"; }
   int calls = 0;
@@ -101,23 +103,63 @@ TEST_F(ProjectorTest, OneRankRunsEverythingInSeriesWithoutCollectives) {
   }
   const double adamw =
       1e-11 * static_cast<double>(plan::plan_metrics(plan).ranks[0].adamw_elements);
+  // bf16 parameters: every stepped element's fp32 main parameter is read and its bf16 copy
+  // written once (6 bytes); no DP, so no gradient average.
+  const double publish = 1e-12 * 6.0 * static_cast<double>(plan::stepped_elements(plan, 0));
   EXPECT_EQ(p.collectives, 0);
-  EXPECT_NEAR(p.step_seconds, expected + adamw, 1e-12);
-  EXPECT_NEAR(p.straggler.phases.update, adamw, 1e-15);
+  EXPECT_NEAR(p.step_seconds, expected + adamw + publish, 1e-12);
+  EXPECT_NEAR(p.straggler.phases.update, adamw + publish, 1e-15);
   EXPECT_DOUBLE_EQ(p.straggler.exposed_comm, 0.0);
   EXPECT_EQ(p.compute_source, "synthetic: 10 ns per matrix element");
 }
 
 TEST_F(ProjectorTest, FreeCommunicationWithoutTpLeavesOnlyTheBusiestRanksCompute) {
-  // Without TP nothing waits for another rank's kernels except the final parameter sync.
+  // Without TP nothing waits for another rank's kernels except the final parameter sync, after
+  // which only layer-wise has work left: the unpack of the others' entries (2 bf16 copies of
+  // at most every element, 1 ps per byte here), started once the last rank has published.
   for (const std::string strategy : {"canzona", "sc", "layerwise", "zero1"}) {
     for (const int dp : {2, 3, 4}) {
       SCOPED_TRACE(fmt::format("{} dp {}", strategy, dp));
       SyntheticCompute compute(offset_);
-      const Projection p = project(build(strategy, dp, 1), free_network(), compute);
+      const plan::StepPlan plan = build(strategy, dp, 1);
+      const Projection p = project(plan, free_network(), compute);
       double busiest = 0;
       for (const RankTimeline& r : p.ranks) busiest = std::max(busiest, r.compute_busy);
-      EXPECT_NEAR(p.step_seconds, busiest, 1e-9 * busiest);
+      if (strategy == "layerwise") {
+        std::int64_t elements = 0;
+        for (const layout::Buffer& b : plan.layout.buffers) elements += b.total;
+        EXPECT_GE(p.step_seconds, busiest * (1 - 1e-12));
+        EXPECT_LE(p.step_seconds, busiest + 1e-12 * 4.0 * static_cast<double>(elements));
+      } else {
+        EXPECT_NEAR(p.step_seconds, busiest, 1e-9 * busiest);
+      }
+    }
+  }
+}
+
+// The executor's memory passes, derived here from the buffers rather than from the DP slots the
+// projector reads: every kept gradient averaged in place (8 bytes per fp32 element), every
+// stepped element published fp32 → bf16 (6), and layer-wise's staging: its own entries packed
+// and the others' unpacked (4 bytes per bf16 element each: every parameter once per rank).
+TEST_F(ProjectorTest, MemoryPassesAreTheExecutorsAverageCastAndStagingCopies) {
+  for (const std::string strategy : {"zero1", "sc", "layerwise"}) {
+    const plan::StepPlan plan = build(strategy, 2, 1);
+    SyntheticCompute compute(offset_);
+    const Projection p = project(plan, free_network(), compute);
+    double total = 0, entries = 0;  // buckets with their padding; the parameters alone
+    for (const layout::Buffer& b : plan.layout.buffers) {
+      for (const layout::Bucket& bucket : b.buckets) total += static_cast<double>(bucket.size());
+      for (const layout::BufferEntry& e : b.entries) entries += static_cast<double>(e.numel());
+    }
+    for (const RankTimeline& r : p.ranks) {
+      SCOPED_TRACE(fmt::format("{} rank {}", strategy, r.rank));
+      const auto stepped = static_cast<double>(plan::stepped_elements(plan, r.dp_rank));
+      const double adamw = 1e-11 * static_cast<double>(plan::adamw_elements(plan, r.dp_rank));
+      double bytes = 0;
+      if (strategy == "zero1") bytes = 8 * stepped + 6 * stepped;  // kept = stepped
+      if (strategy == "sc") bytes = 8 * total + 6 * total;         // all-reduce, all stepped
+      if (strategy == "layerwise") bytes = 8 * total + 6 * stepped + 4 * entries;  // pack + unpack
+      EXPECT_NEAR(r.phases.update, adamw + 1e-12 * bytes, 1e-15);
     }
   }
 }
@@ -168,14 +210,19 @@ TEST_P(EveryStrategyTest, OneThreadHidesNoCommunication) {
   SyntheticCompute compute(offset_), beside_compute(offset_);
   const Projection p = project(plan, small_nodes(), compute, options);
   const Projection beside = project(plan, small_nodes(), beside_compute);
-  double hidden_beside = 0;
-  for (const RankTimeline& r : beside.ranks) hidden_beside += r.comm_busy - r.exposed_comm;
+  double hidden_beside = 0, update_beside = 0;
+  for (const RankTimeline& r : beside.ranks) {
+    hidden_beside += r.comm_busy - r.exposed_comm;
+    update_beside += r.phases.update;
+  }
   if (tp > 1) {
     EXPECT_GT(hidden_beside, 0.0);
   } else {
-    EXPECT_DOUBLE_EQ(hidden_beside, 0.0);
-    EXPECT_NEAR(p.step_seconds, beside.step_seconds, 1e-12);
+    // Without TP only the element-wise work (a slot's gradient average while the next slot
+    // travels, AdamW while the matrix buffers' sync does) runs beside a collective.
+    EXPECT_LE(hidden_beside, update_beside + 1e-12);
   }
+  EXPECT_GE(p.step_seconds, beside.step_seconds - 1e-12);
   ASSERT_EQ(p.ranks.size(), beside.ranks.size());
   for (std::size_t i = 0; i < p.ranks.size(); ++i) {
     const RankTimeline& r = p.ranks[i];

@@ -37,27 +37,40 @@ void add_bytes(const StepPlan& plan, RankLoad& load) {
   }
 }
 
+// Elements of one buffer DP rank `dp_rank` steps: its slice of every bucket (ZeRO-1), every
+// element (DP-SC), or the entries it owns (layer-wise).
+std::int64_t stepped_elements(const StepPlan& plan, const BufferPlan& bp, int dp_rank) {
+  const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
+  std::int64_t elements = 0;
+  switch (bp.param_sync) {
+    case ParamSync::kAllGather:
+      for (const BucketCuts& cuts : bp.partition.buckets) elements += cuts.slice(dp_rank);
+      break;
+    case ParamSync::kNone:
+      elements += buffer.total;
+      break;
+    case ParamSync::kAllGatherOwned:
+      for (std::size_t e = 0; e < buffer.entries.size(); ++e) {
+        if (bp.owner[e] == dp_rank) elements += buffer.entries[e].numel();
+      }
+      break;
+  }
+  return elements;
+}
+
 }  // namespace
 
 std::int64_t adamw_elements(const StepPlan& plan, int dp_rank) {
   std::int64_t elements = 0;
   for (const BufferPlan& bp : plan.buffers) {
-    if (bp.matrix) continue;
-    const layout::Buffer& buffer = plan.layout.buffers[bp.buffer];
-    switch (bp.param_sync) {
-      case ParamSync::kAllGather:
-        for (const BucketCuts& cuts : bp.partition.buckets) elements += cuts.slice(dp_rank);
-        break;
-      case ParamSync::kNone:
-        elements += buffer.total;
-        break;
-      case ParamSync::kAllGatherOwned:
-        for (std::size_t e = 0; e < buffer.entries.size(); ++e) {
-          if (bp.owner[e] == dp_rank) elements += buffer.entries[e].numel();
-        }
-        break;
-    }
+    if (!bp.matrix) elements += stepped_elements(plan, bp, dp_rank);
   }
+  return elements;
+}
+
+std::int64_t stepped_elements(const StepPlan& plan, int dp_rank) {
+  std::int64_t elements = 0;
+  for (const BufferPlan& bp : plan.buffers) elements += stepped_elements(plan, bp, dp_rank);
   return elements;
 }
 

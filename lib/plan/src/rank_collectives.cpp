@@ -79,6 +79,7 @@ struct DpCollectiveSpec {
   std::size_t count = 0;  // all-reduce
   std::size_t buffer = 0;
   int bucket = -1;
+  bool packed = false;  // layer-wise: every rank's owned entries, packed into staging
 };
 
 void add_grad_sync_specs(const StepPlan& plan, std::vector<DpCollectiveSpec>& out) {
@@ -126,6 +127,7 @@ void add_param_sync_specs(const StepPlan& plan, std::vector<DpCollectiveSpec>& o
     s.dtype = dtype;
     s.counts = owned_counts(plan, group);
     s.buffer = group.size() == 1 ? group.front() : kEveryBuffer;
+    s.packed = true;
     out.push_back(std::move(s));
   }
 }
@@ -271,6 +273,24 @@ void add_tp(const StepPlan& plan, int dp_rank, CollectiveList& list) {
   }
 }
 
+// What the executor does on each rank's side of the collective besides moving it (see
+// DpCollectiveSlot): average the kept gradients, pack / unpack the layer-wise staging.
+void add_local_elements(const DpCollectiveSpec& s, DpCollectiveSlot& slot) {
+  const std::size_t total = std::accumulate(s.counts.begin(), s.counts.end(), std::size_t{0});
+  for (std::size_t r = 0; r < slot.bytes_sent.size(); ++r) {
+    std::int64_t local = 0, unpacked = 0;
+    if (s.phase == Phase::kGradSync) {
+      local =
+          static_cast<std::int64_t>(s.op == comm::CollectiveOp::kAllReduce ? s.count : s.counts[r]);
+    } else if (s.packed) {
+      local = static_cast<std::int64_t>(s.counts[r]);
+      unpacked = static_cast<std::int64_t>(total - s.counts[r]);
+    }
+    slot.local_elements.push_back(local);
+    slot.unpacked_elements.push_back(unpacked);
+  }
+}
+
 }  // namespace
 
 std::vector<std::vector<std::size_t>> owned_sync_groups(const StepPlan& plan) {
@@ -319,6 +339,7 @@ std::vector<DpCollectiveSlot> dp_collective_slots(const StepPlan& plan) {
       slot.bytes_sent.push_back(v.sent * comm::size_of(s.dtype));
       slot.bytes_received.push_back(v.received * comm::size_of(s.dtype));
     }
+    add_local_elements(s, slot);
     slots.push_back(std::move(slot));
   }
   return slots;

@@ -83,7 +83,16 @@ std::string compute_key(const optim::OptimizerSpec& spec, optim::Shape shape, Co
 
 // ---- cost model ------------------------------------------------------------------------------
 
+std::string memory_pass_key(ComputeClock clock) {
+  return fmt::format("memory_pass[axpby,fp32]/{}{}", MeasuredCompute::kMemoryPassElements,
+                     clock == ComputeClock::kWall ? "" : "@thread_cpu");
+}
+
 CostModelCompute::CostModelCompute(DeviceProfile device) : device_(std::move(device)) {}
+
+double CostModelCompute::memory_pass_seconds(double bytes) {
+  return bytes / (device_.hbm_gbps * 1e9);
+}
 
 double CostModelCompute::step_seconds(const optim::OptimizerSpec& spec, optim::Shape shape) {
   const optim::StepCost cost = optim::step_cost(spec, shape.rows, shape.cols);
@@ -193,16 +202,28 @@ MeasuredCompute::MeasuredCompute(backend::Backend& backend, MeasureOptions optio
 }
 
 double MeasuredCompute::step_seconds(const optim::OptimizerSpec& spec, optim::Shape shape) {
-  const std::string key = compute_key(spec, shape, options_.clock);
-  if (const double* hit = cache_->find(key)) return *hit;
-  const Seconds seconds = measure(spec, shape);
-  cache_->insert(compute_key(spec, shape, ComputeClock::kWall), seconds.wall);
-  if (host_backend()) {
-    cache_->insert(compute_key(spec, shape, ComputeClock::kThreadCpu), seconds.thread_cpu);
-  }
+  return cached([&](ComputeClock clock) { return compute_key(spec, shape, clock); },
+                [&] { return measure(spec, shape); });
+}
+
+double MeasuredCompute::memory_pass_seconds(double bytes) {
+  // In place, as the gradient average (y ← y / dp): 4 bytes read and 4 written per element.
+  const double measured_bytes = 8.0 * static_cast<double>(kMemoryPassElements);
+  return bytes / measured_bytes *
+         cached([](ComputeClock clock) { return memory_pass_key(clock); },
+                [&] { return measure_memory_pass(); });
+}
+
+double MeasuredCompute::cached(const std::function<std::string(ComputeClock)>& key,
+                               const std::function<Seconds()>& run) {
+  const std::string wanted = key(options_.clock);
+  if (const double* hit = cache_->find(wanted)) return *hit;
+  const Seconds seconds = run();
+  cache_->insert(key(ComputeClock::kWall), seconds.wall);
+  if (host_backend()) cache_->insert(key(ComputeClock::kThreadCpu), seconds.thread_cpu);
   ++measurements_;
   const double answer = options_.clock == ComputeClock::kWall ? seconds.wall : seconds.thread_cpu;
-  if (options_.on_measured) options_.on_measured(key, answer, measurements_);
+  if (options_.on_measured) options_.on_measured(wanted, answer, measurements_);
   return answer;
 }
 
@@ -250,6 +271,33 @@ MeasuredCompute::Seconds MeasuredCompute::measure(const optim::OptimizerSpec& sp
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     wall.push_back(elapsed.count() / interval);
     thread_cpu.push_back((thread_cpu_seconds() - cpu_start) / interval);
+  }
+  return {median(std::move(wall)), host_backend() ? median(std::move(thread_cpu)) : 0.0};
+}
+
+MeasuredCompute::Seconds MeasuredCompute::measure_memory_pass() {
+  const auto n = static_cast<std::size_t>(kMemoryPassElements);
+  backend::Buffer y = backend_.allocate(n * sizeof(float));
+  std::vector<float> host(n);
+  fill_synthetic_normal(host, synthetic_key(options_.seed, 2), 0.02f);
+  backend_.upload(y.data(), host.data(), n * sizeof(float));
+  // y ← −y: the values neither decay into denormals nor grow, however many passes run.
+  const auto pass = [&] {
+    backend_.axpby(y.data(), y.data(), backend::ElementType::kFloat32, kMemoryPassElements, -1.0f,
+                   0.0f);
+  };
+  for (int i = 0; i < std::max(1, options_.warmup_steps); ++i) pass();
+  backend_.synchronize();
+  std::vector<double> wall;
+  std::vector<double> thread_cpu;
+  for (int i = 0; i < options_.steps; ++i) {
+    const double cpu_start = thread_cpu_seconds();
+    const auto start = std::chrono::steady_clock::now();
+    pass();
+    backend_.synchronize();
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    wall.push_back(elapsed.count());
+    thread_cpu.push_back(thread_cpu_seconds() - cpu_start);
   }
   return {median(std::move(wall)), host_backend() ? median(std::move(thread_cpu)) : 0.0};
 }

@@ -55,14 +55,20 @@ struct TaskDep {
   int grad_sync = kNone;
 };
 
+// A matrix step, the AdamW update of the rank's slice, or one of the executor's element-wise
+// passes outside the optimizers (ComputeModel::memory_pass_seconds).
+enum class TaskKind { kMatrix, kAdamW, kMemoryPass };
+
 struct Task {
-  bool adamw = false;
+  TaskKind kind = TaskKind::kMatrix;
   double seconds = 0;  // set per compute model (cost_tasks)
   TaskDep dep;
   double start = kUnset;
   double end = kUnset;
-  std::size_t matrix = 0;           // StepPlan::matrices index, when not AdamW
+  std::size_t matrix = 0;           // StepPlan::matrices index, when a matrix step
   std::int64_t adamw_elements = 0;  // the AdamW slice, when AdamW
+  double bytes = 0;                 // read + written, when a memory pass
+  int averages = kNone;             // the gradient-sync slot a memory pass averages
 };
 
 Task matrix_task(std::size_t m, TaskDep dep) {
@@ -74,8 +80,16 @@ Task matrix_task(std::size_t m, TaskDep dep) {
 
 Task adamw_task(std::int64_t elements, TaskDep dep) {
   Task t;
-  t.adamw = true;
+  t.kind = TaskKind::kAdamW;
   t.adamw_elements = elements;
+  t.dep = dep;
+  return t;
+}
+
+Task memory_pass_task(double bytes, TaskDep dep) {
+  Task t;
+  t.kind = TaskKind::kMemoryPass;
+  t.bytes = bytes;
   t.dep = dep;
   return t;
 }
@@ -103,6 +117,11 @@ struct RankWork {
   std::vector<CommOp> ops;                // the TP collectives, in issue order
   std::vector<Task> tasks;
   std::vector<int> param_sync_deps;  // per param_sync_key: the last task a parameter sync waits for
+  // Layer-wise: the other ranks' owned entries copied out of the staging once the parameter
+  // sync has delivered them, the step's last work.
+  double unpack_bytes = 0;
+  double unpack_seconds = 0;
+  double unpack_end = 0;
 };
 
 // Everything about the step that does not depend on time. Only one DP rank of each class of
@@ -225,6 +244,7 @@ class GradientSources {
 // The last task of each kind on one rank's compute stream, for the collectives that wait for
 // kernels.
 struct TaskIndex {
+  int prologue = kNone;  // the last of the gradient averages and the gradient import
   int adamw = kNone;
   std::unordered_map<std::size_t, int> matrix;  // StepPlan::matrices index → last task
   std::vector<int> group;                       // micro-group → last task
@@ -248,11 +268,59 @@ void add_ops(RankWork& w) {
   }
 }
 
-// Compute tasks in stream order: AdamW, micro-group steps (slot order), replicated steps.
+double bytes_of(std::int64_t elements, comm::DataType type) {
+  return static_cast<double>(elements) * static_cast<double>(comm::size_of(type));
+}
+
+// The executor's passes before the optimizers: each gradient-sync slot's kept part averaged in
+// place (read + write) once it arrives, then with bf16 gradient reduction the stepped elements
+// converted into the fp32 main gradients.
+void add_prologue(const plan::StepPlan& plan, const StepModel& model, RankWork& w,
+                  TaskIndex& index) {
+  const comm::DataType grads = plan.options.precision.grad_reduce;
+  const auto d = static_cast<std::size_t>(w.dp_rank);
+  TaskDep last_sync;
+  for (const std::size_t k : model.grad_sync) {
+    last_sync = TaskDep{kNone, static_cast<int>(k)};
+    const std::int64_t kept = model.dp_slots[k].local_elements[d];
+    if (kept == 0) continue;
+    w.tasks.push_back(memory_pass_task(2 * bytes_of(kept, grads), last_sync));
+    w.tasks.back().averages = static_cast<int>(k);
+  }
+  if (grads != comm::DataType::kFloat32) {
+    const std::int64_t stepped = plan::stepped_elements(plan, w.dp_rank);
+    w.tasks.push_back(memory_pass_task(
+        bytes_of(stepped, grads) + bytes_of(stepped, comm::DataType::kFloat32), last_sync));
+  }
+  index.prologue = static_cast<int>(w.tasks.size()) - 1;
+}
+
+// The executor's passes after the optimizers: with bf16 parameters the fp32 main parameters
+// cast into the model's, then the layer-wise pack of the rank's owned entries into the staging
+// (the parameter sync waits for both); and the unpack of the others' entries after it.
+void add_epilogue(const plan::StepPlan& plan, const StepModel& model, RankWork& w) {
+  const comm::DataType params = plan.options.precision.params;
+  const auto d = static_cast<std::size_t>(w.dp_rank);
+  double publish = 0;
+  if (params != comm::DataType::kFloat32) {
+    const std::int64_t stepped = plan::stepped_elements(plan, w.dp_rank);
+    publish = bytes_of(stepped, comm::DataType::kFloat32) + bytes_of(stepped, params);
+  }
+  for (const std::size_t k : model.param_sync) {
+    const plan::DpCollectiveSlot& slot = model.dp_slots[k];
+    publish += 2 * bytes_of(slot.local_elements[d], params);
+    w.unpack_bytes += 2 * bytes_of(slot.unpacked_elements[d], params);
+  }
+  if (publish > 0) w.tasks.push_back(memory_pass_task(publish, TaskDep{}));
+}
+
+// Compute tasks in stream order: the prologue, AdamW, micro-group steps (slot order),
+// replicated steps, the epilogue.
 TaskIndex add_tasks(const plan::StepPlan& plan, const StepModel& model, RankWork& w,
                     std::int64_t adamw_elements) {
   const GradientSources sources(plan, model, w.ops);
   TaskIndex index;
+  add_prologue(plan, model, w, index);
   if (adamw_elements > 0) {
     index.adamw = static_cast<int>(w.tasks.size());
     w.tasks.push_back(adamw_task(adamw_elements, sources.of_adamw()));
@@ -275,6 +343,7 @@ TaskIndex add_tasks(const plan::StepPlan& plan, const StepModel& model, RankWork
       add_matrix_task(plan, w, index, m, sources.of_matrix(m, -1));
     }
   }
+  add_epilogue(plan, model, w);
   return index;
 }
 
@@ -301,7 +370,12 @@ std::vector<int> param_sync_deps(const plan::StepPlan& plan, const RankWork& w,
     if (is_matrix_buffer(plan, b)) deps[b] = last_of(index.buffer, b);
   }
   deps[plan.buffers.size()] = index.adamw;
-  deps[plan.buffers.size() + 1] = static_cast<int>(w.tasks.size()) - 1;
+  const int last = static_cast<int>(w.tasks.size()) - 1;
+  deps[plan.buffers.size() + 1] = last;
+  if (last != kNone && w.tasks.back().kind == TaskKind::kMemoryPass && last > index.prologue) {
+    // The executor publishes every parameter, then issues the parameter sync.
+    for (std::size_t key = 0; key < plan.buffers.size() + 2; ++key) deps[key] = last;
+  }
   return deps;
 }
 
@@ -309,7 +383,8 @@ std::vector<int> param_sync_deps(const plan::StepPlan& plan, const RankWork& w,
 // step on the rank that touches its buffer; with the serial TP execution (Megatron-Canzona's
 // executor) a micro-group's gather for the element-wise update and every earlier group's steps.
 void add_op_deps(const plan::StepPlan& plan, RankWork& w, const TaskIndex& index) {
-  std::vector<int> before_group(index.group.size(), index.adamw);
+  // max: the AdamW update comes after the prologue in stream order.
+  std::vector<int> before_group(index.group.size(), std::max(index.adamw, index.prologue));
   for (std::size_t g = 1; g < before_group.size(); ++g) {
     before_group[g] = std::max(before_group[g - 1], index.group[g - 1]);
   }
@@ -320,6 +395,8 @@ void add_op_deps(const plan::StepPlan& plan, RankWork& w, const TaskIndex& index
     if (c.phase == Phase::kTpGather && serial && c.micro_group >= 0 &&
         group(c.micro_group) < before_group.size()) {
       op.dep = before_group[group(c.micro_group)];
+    } else if (c.phase == Phase::kTpGather) {
+      op.dep = index.prologue;  // the gathered gradients are the averaged ones
     } else if (c.phase == Phase::kTpScatter) {
       if (c.matrix >= 0) {
         op.dep = last_of(index.matrix, static_cast<std::size_t>(c.matrix));
@@ -432,12 +509,25 @@ struct DpRankWork {
   const std::vector<plan::MicroGroupPlan>* groups = nullptr;
   const std::vector<std::size_t>* replicated = nullptr;
   std::int64_t adamw_elements = 0;
+  std::int64_t stepped_elements = 0;  // what its memory passes cast
   GroupPlacement tp_group;
+  const std::vector<plan::DpCollectiveSlot>* dp_slots = nullptr;  // its averages, pack, unpack
+  std::size_t dp_rank = 0;
+
+  bool same_memory_passes(const DpRankWork& o) const {
+    for (const plan::DpCollectiveSlot& slot : *dp_slots) {
+      if (slot.local_elements[dp_rank] != slot.local_elements[o.dp_rank] ||
+          slot.unpacked_elements[dp_rank] != slot.unpacked_elements[o.dp_rank]) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   bool operator==(const DpRankWork& o) const {
-    if (adamw_elements != o.adamw_elements || replicated->size() != o.replicated->size() ||
-        groups->size() != o.groups->size() || tp_group.size != o.tp_group.size ||
-        tp_group.nodes != o.tp_group.nodes ||
+    if (adamw_elements != o.adamw_elements || stepped_elements != o.stepped_elements ||
+        replicated->size() != o.replicated->size() || groups->size() != o.groups->size() ||
+        tp_group.size != o.tp_group.size || tp_group.nodes != o.tp_group.nodes ||
         tp_group.min_ranks_per_node != o.tp_group.min_ranks_per_node ||
         tp_group.max_ranks_per_node != o.tp_group.max_ranks_per_node) {
       return false;
@@ -445,11 +535,12 @@ struct DpRankWork {
     for (std::size_t g = 0; g < groups->size(); ++g) {
       if ((*groups)[g].slots != (*o.groups)[g].slots) return false;
     }
-    return *replicated == *o.replicated;
+    return *replicated == *o.replicated && same_memory_passes(o);
   }
 };
 
-DpRankWork dp_rank_work(const plan::StepPlan& plan, const Topology& topology, int d) {
+DpRankWork dp_rank_work(const plan::StepPlan& plan, const Topology& topology,
+                        const std::vector<plan::DpCollectiveSlot>& dp_slots, int d) {
   static const std::vector<plan::MicroGroupPlan> kNoGroups;
   static const std::vector<std::size_t> kNoMatrices;
   const auto i = static_cast<std::size_t>(d);
@@ -457,6 +548,9 @@ DpRankWork dp_rank_work(const plan::StepPlan& plan, const Topology& topology, in
   w.groups = i < plan.micro_groups.size() ? &plan.micro_groups[i] : &kNoGroups;
   w.replicated = i < plan.replicated_matrices.size() ? &plan.replicated_matrices[i] : &kNoMatrices;
   w.adamw_elements = plan::adamw_elements(plan, d);
+  w.stepped_elements = plan::stepped_elements(plan, d);
+  w.dp_slots = &dp_slots;
+  w.dp_rank = i;
   w.tp_group = place_group(tp_group_ranks(plan.tp(), d), topology.gpus_per_node);
   return w;
 }
@@ -466,13 +560,14 @@ DpRankWork dp_rank_work(const plan::StepPlan& plan, const Topology& topology, in
 // at the same time and leave it together: by induction over the step, their timelines are
 // identical, and one simulation serves them all (DP-SC: every DP rank alike). Returns the class
 // of every DP rank and fills `representatives`.
-std::vector<int> dp_rank_classes(const plan::StepPlan& plan, const Topology& topology, bool group,
+std::vector<int> dp_rank_classes(const plan::StepPlan& plan, const Topology& topology,
+                                 const std::vector<plan::DpCollectiveSlot>& dp_slots, bool group,
                                  std::vector<DpRankWork>& representatives) {
   std::vector<int> classes;
   // Candidates by a cheap key, confirmed by comparing the work itself.
   std::map<std::tuple<std::int64_t, std::size_t, std::size_t>, std::vector<int>> by_key;
   for (int d = 0; d < plan.dp(); ++d) {
-    DpRankWork w = dp_rank_work(plan, topology, d);
+    DpRankWork w = dp_rank_work(plan, topology, dp_slots, d);
     int found = kNone;
     std::vector<int>& candidates =
         by_key[{w.adamw_elements, w.replicated->size(), w.groups->size()}];
@@ -587,7 +682,8 @@ StepModel build_model(const plan::StepPlan& plan, const Topology& topology,
   model.dp_slots = plan::dp_collective_slots(plan);
   add_dp_runs(plan, topology, options, model);
   std::vector<DpRankWork> classes;
-  model.dp_class = dp_rank_classes(plan, topology, options.group_identical_ranks, classes);
+  model.dp_class =
+      dp_rank_classes(plan, topology, model.dp_slots, options.group_identical_ranks, classes);
   std::vector<int> class_size(classes.size(), 0);
   for (const int c : model.dp_class) ++class_size[static_cast<std::size_t>(c)];
 
@@ -615,8 +711,19 @@ void cost_tasks(StepModel& model, const plan::StepPlan& plan, ComputeModel& comp
   MatrixSeconds seconds(plan, shapes);
   for (RankWork& w : model.ranks) {
     for (Task& t : w.tasks) {
-      t.seconds = t.adamw ? adamw_seconds(plan, shapes, t.adamw_elements) : seconds(t.matrix);
+      switch (t.kind) {
+        case TaskKind::kMatrix:
+          t.seconds = seconds(t.matrix);
+          break;
+        case TaskKind::kAdamW:
+          t.seconds = adamw_seconds(plan, shapes, t.adamw_elements);
+          break;
+        case TaskKind::kMemoryPass:
+          t.seconds = compute.memory_pass_seconds(t.bytes);
+          break;
+      }
     }
+    w.unpack_seconds = w.unpack_bytes > 0 ? compute.memory_pass_seconds(w.unpack_bytes) : 0.0;
   }
 }
 
@@ -639,6 +746,18 @@ struct Cursor {
 
 double run_seconds(const DpRun& run, bool hide_overlappable) {
   return hide_overlappable && run.hideable ? 0.0 : run.seconds;
+}
+
+// A gradient average belongs to its gradient sync: hidden with it (Megatron scales a bucket's
+// gradients as it sends them, or lets NCCL average).
+double task_seconds(const StepModel& model, const RankWork& w, const Task& t,
+                    bool hide_overlappable) {
+  if (hide_overlappable && t.averages != kNone &&
+      model.dp_runs[static_cast<std::size_t>(w.tp_rank)][static_cast<std::size_t>(t.averages)]
+          .hideable) {
+    return 0.0;
+  }
+  return t.seconds;
 }
 
 // When the kernel can start as far as its dependency goes; kUnset while that has not run.
@@ -698,6 +817,17 @@ void run_param_sync(StepModel& model, bool hide_overlappable, const std::vector<
   }
 }
 
+// Layer-wise's unpack, once the last parameter sync has delivered the other ranks' entries.
+void run_unpack(StepModel& model) {
+  for (RankWork& w : model.ranks) {
+    if (w.unpack_seconds <= 0) continue;
+    double start = w.tasks.empty() ? 0.0 : w.tasks.back().end;
+    const std::vector<DpRun>& runs = model.dp_runs[static_cast<std::size_t>(w.tp_rank)];
+    for (const std::size_t k : model.param_sync) start = std::max(start, runs[k].end);
+    w.unpack_end = start + w.unpack_seconds;
+  }
+}
+
 // Runs the two streams of every rank to completion; fills start / end of every op, task and DP
 // run.
 void simulate(StepModel& model, bool hide_overlappable) {
@@ -733,7 +863,7 @@ void simulate(StepModel& model, bool hide_overlappable) {
         const double ready = ready_at(model, w, t.dep);
         if (ready != kUnset) {
           t.start = std::max(c.compute_free, ready);
-          t.end = t.start + t.seconds;
+          t.end = t.start + task_seconds(model, w, t, hide_overlappable);
           c.compute_free = t.end;
           ++c.next_task;
           progressed = true;
@@ -793,6 +923,7 @@ void simulate(StepModel& model, bool hide_overlappable) {
     }
   }
   run_param_sync(model, hide_overlappable, cur);
+  run_unpack(model);
 }
 
 // Σ length of the intersection of two sorted lists of disjoint intervals.
@@ -850,11 +981,18 @@ std::vector<RankTimeline> timelines(const StepModel& model) {
       add_comm(model.dp_slots[k].collective.phase, runs[k].start, runs[k].end);
     }
     for (const Task& task : w.tasks) {
-      (task.adamw ? t.phases.update : t.phases.compute) += task.seconds;
+      (task.kind == TaskKind::kMatrix ? t.phases.compute : t.phases.update) += task.seconds;
       t.compute_busy += task.seconds;
       t.end = std::max(t.end, task.end);
       t.compute_end = std::max(t.compute_end, task.end);
       if (task.seconds > 0) kernels.emplace_back(task.start, task.end);
+    }
+    if (w.unpack_seconds > 0) {
+      t.phases.update += w.unpack_seconds;
+      t.compute_busy += w.unpack_seconds;
+      t.end = std::max(t.end, w.unpack_end);
+      t.compute_end = std::max(t.compute_end, w.unpack_end);
+      kernels.emplace_back(w.unpack_end - w.unpack_seconds, w.unpack_end);
     }
     const double hidden = overlap(comm, kernels);
     t.exposed_comm = t.comm_busy - hidden;

@@ -77,6 +77,34 @@ TEST_F(ComputeModelTest, AdamWIsMemoryBound) {
               1e-12 * expected);
 }
 
+TEST_F(ComputeModelTest, MemoryPassesStreamAtHbmBandwidth) {
+  const auto bytes = static_cast<double>(dim(1000, 100000000));
+  CostModelCompute model(h100_);
+  EXPECT_NEAR(model.memory_pass_seconds(bytes), bytes / 3350e9, 1e-12 * bytes / 3350e9);
+}
+
+TEST_F(ComputeModelTest, MemoryPassesAreMeasuredOnceAndScaleWithTheBytes) {
+  const auto backend = backend::make_backend("cpu");
+  ComputeCache cache("cpu");
+  MeasureOptions options;
+  options.steps = 2;
+  options.seed = canzona::testing::test_seed();
+  MeasuredCompute measured(*backend, options, &cache);
+  const auto bytes = static_cast<double>(dim(1000, 100000000));
+  const double seconds = measured.memory_pass_seconds(bytes);
+  EXPECT_GT(seconds, 0.0);
+  EXPECT_EQ(measured.measurements(), 1);
+  EXPECT_NEAR(measured.memory_pass_seconds(3 * bytes), 3 * seconds, 1e-12 * seconds);
+  EXPECT_EQ(measured.measurements(), 1);  // the rate is cached, not measured again
+  EXPECT_EQ(cache.size(), 2u);            // on the wall and the thread CPU clock
+  const double* pass = cache.find(memory_pass_key());
+  ASSERT_NE(pass, nullptr);
+  // The cached entry is the measured pass over 2^22 fp32 elements, 8 bytes each.
+  const double per_byte = *pass / (8.0 * static_cast<double>(MeasuredCompute::kMemoryPassElements));
+  EXPECT_NEAR(seconds, bytes * per_byte, 1e-12 * seconds);
+  EXPECT_EQ(memory_pass_key(ComputeClock::kThreadCpu), memory_pass_key() + "@thread_cpu");
+}
+
 TEST_F(ComputeModelTest, MeasuresOnTheCpuBackendOncePerKey) {
   const auto backend = backend::make_backend("cpu");
   ComputeCache cache("cpu");

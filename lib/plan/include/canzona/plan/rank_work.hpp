@@ -24,6 +24,12 @@ struct DpCollectiveSlot {
   PlannedCollective collective;               ///< DP rank 0's view
   std::vector<std::uint64_t> bytes_sent;      ///< per DP rank
   std::vector<std::uint64_t> bytes_received;  ///< per DP rank
+  /// Per DP rank, the elements the executor passes over on its own side of the collective:
+  /// a gradient sync's kept part, which it then averages (its slice of a reduce-scatter, the
+  /// whole bucket of an all-reduce); a layer-wise all-gather-v's own part, packed before it.
+  std::vector<std::int64_t> local_elements;
+  /// Per DP rank, a layer-wise all-gather-v's other ranks' parts, unpacked after it (else 0).
+  std::vector<std::int64_t> unpacked_elements;
 };
 
 /// The DP collectives of rank_collectives for all DP ranks at once, in issue order: the gradient
@@ -36,5 +42,9 @@ std::vector<DpCollectiveSlot> dp_collective_slots(const StepPlan& plan);
 /// of every bucket (ZeRO-1), every element (DP-SC's replicated AdamW), or the entries it owns
 /// (layer-wise). Every TP rank of the DP rank steps as many.
 std::int64_t adamw_elements(const StepPlan& plan, int dp_rank);
+
+/// Elements of every buffer DP rank `dp_rank` steps and keeps fp32 main parameters for (the
+/// executor's main parameters): adamw_elements plus the matrix buffers' elements it steps.
+std::int64_t stepped_elements(const StepPlan& plan, int dp_rank);
 
 }  // namespace canzona::plan

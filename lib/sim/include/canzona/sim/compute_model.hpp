@@ -14,6 +14,7 @@
 #include <canzona/optim/matrix_optimizer.hpp>
 #include <canzona/optim/options.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -34,6 +35,10 @@ class ComputeModel {
   /// Mean seconds of one step of `spec` on a `shape` matrix, refreshes (Shampoo roots, SOAP
   /// eigenbases) amortised over their interval. AdamW slices are passed as [1, n].
   virtual double step_seconds(const optim::OptimizerSpec& spec, optim::Shape shape) = 0;
+  /// Seconds of the executor's element-wise passes outside the optimizer kernels (the gradient
+  /// average, the casts between main and model parameters, the layer-wise staging copies) that
+  /// read and write `bytes` bytes in all: memory bound, so linear in the bytes.
+  virtual double memory_pass_seconds(double bytes) = 0;
   /// "measured" or "cost_model".
   virtual std::string kind() const = 0;
   /// One line for outputs: "measured on the cpu backend (...)", or
@@ -58,6 +63,9 @@ std::string_view to_string(ComputeClock clock);  ///< "wall", "thread_cpu"
 /// clock the same with "@thread_cpu" appended (one cache holds both clocks of a measurement).
 std::string compute_key(const optim::OptimizerSpec& spec, optim::Shape shape,
                         ComputeClock clock = ComputeClock::kWall);
+/// The cache key of the memory-pass measurement (MeasuredCompute):
+/// "memory_pass[axpby,fp32]/4194304", with "@thread_cpu" on that clock.
+std::string memory_pass_key(ComputeClock clock = ComputeClock::kWall);
 
 /// Time from optim::step_cost and a DeviceProfile (a roofline per step):
 ///   hot GEMM FLOPs / (peak × gemm_efficiency)   (bf16 peak for Muon with bf16 Newton–Schulz,
@@ -67,11 +75,12 @@ std::string compute_key(const optim::OptimizerSpec& spec, optim::Shape shape,
 /// + step_overhead_us                             (launches; matrix optimizers only)
 /// AdamW is memory bound: max(FLOPs / fp32 peak, 28 bytes per element / HBM bandwidth).
 /// The element-wise bytes per element (reads + writes of the fused kernels in backend.hpp):
-/// Muon 36, Shampoo 60, SOAP 60, AdamW 28.
+/// Muon 36, Shampoo 60, SOAP 60, AdamW 28. Memory passes: bytes / HBM bandwidth.
 class CostModelCompute final : public ComputeModel {
  public:
   explicit CostModelCompute(DeviceProfile device);
   double step_seconds(const optim::OptimizerSpec& spec, optim::Shape shape) override;
+  double memory_pass_seconds(double bytes) override;
   std::string kind() const override { return "cost_model"; }
   std::string description() const override;
   const DeviceProfile& device() const { return device_; }
@@ -130,12 +139,18 @@ struct MeasureOptions {
 /// two backend synchronisations (host clock around the synchronised region: for cuda this
 /// includes launch gaps, as a real step does; on a host backend the thread's CPU time too); the
 /// result is the median window mean on each clock. Results go to the cache; a key already in the
-/// cache is never re-measured. ConfigError for the thread CPU clock on a GPU backend.
+/// cache is never re-measured. ConfigError for the thread CPU clock on a GPU backend. Memory
+/// passes: the seconds per byte of an in-place fp32 axpby over kMemoryPassElements elements (the
+/// gradient average, the largest of the passes), timed the same way, cached under
+/// memory_pass_key().
 class MeasuredCompute final : public ComputeModel {
  public:
+  static constexpr std::int64_t kMemoryPassElements = std::int64_t{1} << 22;  // 16 MiB of fp32
+
   /// `backend` and `cache` (may be null: a private in-memory cache) must outlive this object.
   MeasuredCompute(backend::Backend& backend, MeasureOptions options, ComputeCache* cache = nullptr);
   double step_seconds(const optim::OptimizerSpec& spec, optim::Shape shape) override;
+  double memory_pass_seconds(double bytes) override;
   std::string kind() const override { return "measured"; }
   std::string description() const override;
   /// Keys measured by this object (not found in the cache).
@@ -147,6 +162,10 @@ class MeasuredCompute final : public ComputeModel {
     double thread_cpu = 0;  ///< 0 on a GPU backend (not measured)
   };
   Seconds measure(const optim::OptimizerSpec& spec, optim::Shape shape);
+  Seconds measure_memory_pass();
+  /// The cache's answer for `key` on this clock, else `run` timed and both clocks cached.
+  double cached(const std::function<std::string(ComputeClock)>& key,
+                const std::function<Seconds()>& run);
   bool host_backend() const { return backend_.device() < 0; }
 
   backend::Backend& backend_;

@@ -4,10 +4,12 @@
 // The projector: costs one optimizer step of a StepPlan on an emulated cluster. Every global
 // rank gets two streams, as the executor runs them: a communication stream that runs the rank's
 // collectives in the plan's issue order (plan::rank_collectives), and a compute stream that runs
-// its AdamW slice and its matrix steps. A collective starts when every member of its group has
-// reached it and met its dependencies, and costs what the alpha-beta model says; a compute task
-// costs what the ComputeModel says. The result is a per-rank timeline: projected step latency,
-// phase breakdown, straggler, exposed communication.
+// its AdamW slice, its matrix steps and the executor's element-wise passes around them (the
+// gradient average, the casts between main and model parameters, layer-wise's staging copies).
+// A collective starts when every member of its group has reached it and met its dependencies,
+// and costs what the alpha-beta model says; a compute task costs what the ComputeModel says. The
+// result is a per-rank timeline: projected step latency, phase breakdown, straggler, exposed
+// communication.
 #pragma once
 
 #include "canzona/sim/compute_model.hpp"
@@ -28,10 +30,10 @@ namespace canzona::sim {
 /// Where a rank's time goes. Communication phases count the time the rank's collectives run
 /// (from their synchronised start to their end); compute phases the time its kernels run.
 struct PhaseTimes {
-  double grad_sync = 0;   ///< DP gradient reduce-scatter / all-reduce
-  double update = 0;      ///< AdamW on the rank's slices of the AdamW buffers
-  double tp_gather = 0;   ///< TP: all-to-all / gather to hosts, TP-SC all-gathers
-  double compute = 0;     ///< matrix optimizer steps (owned, hosted or replicated)
+  double grad_sync = 0;  ///< DP gradient reduce-scatter / all-reduce
+  double update = 0;     ///< AdamW on the rank's slices of the AdamW buffers, and the memory passes
+  double tp_gather = 0;  ///< TP: all-to-all / gather to hosts, TP-SC all-gathers
+  double compute = 0;    ///< matrix optimizer steps (owned, hosted or replicated)
   double tp_scatter = 0;  ///< TP: updated shards back from the hosts
   double param_sync = 0;  ///< DP parameter all-gather
 };
@@ -132,13 +134,18 @@ struct Projection {
 /// reduce-scatter / all-gather (parts recovered from each member's bytes) is costed as
 /// ProjectionOptions::uneven says.
 ///
-/// Dependencies (the executor's): AdamW after the grad sync of the AdamW buffers; a matrix step
-/// after the collective that brings its gradient (its micro-group's gather, its own gather /
-/// TP-SC all-gather, or, with none, the matrix buffers' grad sync); a scatter after the host's
-/// steps of its micro-group (or matrix); a buffer's param sync after every step on the rank
-/// that touches that buffer; with the serial TP execution a micro-group's gather also after
-/// AdamW and every earlier group's steps on the rank. Streams serialise: collectives in issue
-/// order, kernels in the order AdamW, micro-groups (slot order), replicated matrices.
+/// Dependencies (the executor's): each grad-sync slot's average of the rank's kept part after that
+/// slot (ComputeModel::memory_pass_seconds of plan::DpCollectiveSlot::local_elements, read and
+/// written), then with bf16 gradient reduction the import into fp32 main gradients; AdamW after
+/// the grad sync of the AdamW buffers; a TP gather after those averages; a matrix step after the
+/// collective that brings its gradient (its micro-group's gather, its own gather / TP-SC
+/// all-gather, or, with none, the matrix buffers' grad sync); a scatter after the host's steps
+/// of its micro-group (or matrix); with bf16 parameters (or layer-wise's pack) the publish after
+/// every kernel and every param sync after it, else a buffer's param sync after every step on the
+/// rank that touches that buffer; layer-wise's unpack after the last param sync; with the serial
+/// TP execution a micro-group's gather also after AdamW and every earlier group's steps on the
+/// rank. Streams serialise: collectives in issue order, kernels in the order averages, AdamW,
+/// micro-groups (slot order), replicated matrices, publish.
 /// With ProjectionOptions::comm_beside_compute false (host ranks) the two streams of a rank are
 /// one: a collective starts once every member is free of kernels and collectives alike.
 ///
