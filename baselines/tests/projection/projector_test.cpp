@@ -164,6 +164,40 @@ TEST_F(ProjectorTest, MemoryPassesAreTheExecutorsAverageCastAndStagingCopies) {
   }
 }
 
+// Tiny buckets: a gradient average per bucket would be a task per bucket; the projector keeps at
+// most eight runs of consecutive buckets per buffer, with the same bytes. DP-SC: every rank
+// keeps (all-reduce) and steps everything, so every run has work on every rank.
+TEST_F(ProjectorTest, ManyBucketsKeepAFewAverageTasksPerBuffer) {
+  plan::StrategyOptions options;
+  baselines::apply_strategy("sc", options);
+  options.zero1.bucket_size = 4096;
+  layout::ParallelConfig config;
+  config.dp = 2;
+  const plan::StepPlan plan = baselines::make_step_plan(
+      canzona::testing::tiny_dense_model(
+          {.hidden = 128, .ffn = 384, .layers = 12, .heads = 4, .kv_heads = 2, .head_dim = 32},
+          "tiny-deep"),
+      config, options);
+  std::size_t buckets = 0, runs = 0;
+  for (const layout::Buffer& b : plan.layout.buffers) {
+    buckets += b.buckets.size();
+    runs += std::min<std::size_t>(b.buckets.size(), 8);
+  }
+  ASSERT_GT(buckets, runs);
+  SyntheticCompute compute(offset_);
+  const Projection p = project(plan, free_network(), compute);
+  // Per rank: every matrix step, AdamW, the averages, the publish.
+  EXPECT_EQ(p.compute_tasks, static_cast<int>(2 * (plan.matrices.size() + 1 + runs + 1)));
+  double total = 0;
+  for (const layout::Buffer& b : plan.layout.buffers) {
+    for (const layout::Bucket& bucket : b.buckets) total += static_cast<double>(bucket.size());
+  }
+  for (const RankTimeline& r : p.ranks) {
+    const double adamw = 1e-11 * static_cast<double>(plan::adamw_elements(plan, r.dp_rank));
+    EXPECT_NEAR(r.phases.update, adamw + 1e-12 * 14 * total, 1e-15);
+  }
+}
+
 class EveryStrategyTest
     : public ProjectorTest,
       public ::testing::WithParamInterface<std::tuple<std::string, std::pair<int, int>>> {};

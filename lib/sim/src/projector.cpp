@@ -274,21 +274,39 @@ double bytes_of(std::int64_t elements, comm::DataType type) {
 
 // The executor's passes before the optimizers: each gradient-sync slot's kept part averaged in
 // place (read + write) once it arrives, then with bf16 gradient reduction the stepped elements
-// converted into the fp32 main gradients.
+// converted into the fp32 main gradients. A buffer's averages are kept as at most
+// kAverageRuns tasks, each after the last slot of its run of consecutive slots: a MoE buffer has
+// thousands of buckets, and a task per bucket made the timeline ten times longer to simulate
+// for an overlap of averages with later syncs that a few runs already show.
+constexpr std::size_t kAverageRuns = 8;
+
 void add_prologue(const plan::StepPlan& plan, const StepModel& model, RankWork& w,
                   TaskIndex& index) {
   const comm::DataType grads = plan.options.precision.grad_reduce;
   const auto d = static_cast<std::size_t>(w.dp_rank);
-  TaskDep last_sync;
-  for (const std::size_t k : model.grad_sync) {
-    last_sync = TaskDep{kNone, static_cast<int>(k)};
-    const std::int64_t kept = model.dp_slots[k].local_elements[d];
-    if (kept == 0) continue;
-    w.tasks.push_back(memory_pass_task(2 * bytes_of(kept, grads), last_sync));
-    w.tasks.back().averages = static_cast<int>(k);
+  const std::vector<std::size_t>& slots = model.grad_sync;
+  for (std::size_t first = 0; first < slots.size();) {
+    const std::size_t buffer = model.dp_slots[slots[first]].collective.buffer;
+    std::size_t end = first;
+    while (end < slots.size() && model.dp_slots[slots[end]].collective.buffer == buffer) ++end;
+    const std::size_t n = end - first;
+    const std::size_t runs = std::min(n, kAverageRuns);
+    for (std::size_t r = 0; r < runs; ++r) {
+      std::int64_t kept = 0;
+      const std::size_t last = first + (r + 1) * n / runs - 1;
+      for (std::size_t i = first + r * n / runs; i <= last; ++i) {
+        kept += model.dp_slots[slots[i]].local_elements[d];
+      }
+      if (kept == 0) continue;
+      const int slot = static_cast<int>(slots[last]);
+      w.tasks.push_back(memory_pass_task(2 * bytes_of(kept, grads), TaskDep{kNone, slot}));
+      w.tasks.back().averages = slot;
+    }
+    first = end;
   }
   if (grads != comm::DataType::kFloat32) {
     const std::int64_t stepped = plan::stepped_elements(plan, w.dp_rank);
+    const TaskDep last_sync{kNone, slots.empty() ? kNone : static_cast<int>(slots.back())};
     w.tasks.push_back(memory_pass_task(
         bytes_of(stepped, grads) + bytes_of(stepped, comm::DataType::kFloat32), last_sync));
   }

@@ -134,20 +134,20 @@ struct Projection {
 /// reduce-scatter / all-gather (parts recovered from each member's bytes) is costed as
 /// ProjectionOptions::uneven says.
 ///
-/// Dependencies (the executor's): each grad-sync slot's average of the rank's kept part after that
-/// slot (ComputeModel::memory_pass_seconds of plan::DpCollectiveSlot::local_elements, read and
-/// written), then with bf16 gradient reduction the import into fp32 main gradients; AdamW after
-/// the grad sync of the AdamW buffers; a TP gather after those averages; a matrix step after the
-/// collective that brings its gradient (its micro-group's gather, its own gather / TP-SC
-/// all-gather, or, with none, the matrix buffers' grad sync); a scatter after the host's steps
-/// of its micro-group (or matrix); with bf16 parameters (or layer-wise's pack) the publish after
-/// every kernel and every param sync after it, else a buffer's param sync after every step on the
-/// rank that touches that buffer; layer-wise's unpack after the last param sync; with the serial
-/// TP execution a micro-group's gather also after AdamW and every earlier group's steps on the
-/// rank. Streams serialise: collectives in issue order, kernels in the order averages, AdamW,
-/// micro-groups (slot order), replicated matrices, publish.
-/// With ProjectionOptions::comm_beside_compute false (host ranks) the two streams of a rank are
-/// one: a collective starts once every member is free of kernels and collectives alike.
+/// Dependencies (the executor's): the average of the rank's kept gradients after their grad-sync
+/// slots, in at most eight runs of consecutive slots per buffer (ComputeModel::memory_pass_seconds
+/// of plan::DpCollectiveSlot::local_elements, read and written), then with bf16 gradient reduction
+/// the import into fp32 main gradients; AdamW after the grad sync of the AdamW buffers; a TP gather
+/// after those averages; a matrix step after the collective that brings its gradient (its
+/// micro-group's gather, its own gather / TP-SC all-gather, or, with none, the matrix buffers' grad
+/// sync); a scatter after the host's steps of its micro-group (or matrix); with bf16 parameters (or
+/// layer-wise's pack) the publish after every kernel and every param sync after it, else a buffer's
+/// param sync after every step on the rank that touches that buffer; layer-wise's unpack after the
+/// last param sync; with the serial TP execution a micro-group's gather also after AdamW and every
+/// earlier group's steps on the rank. Streams serialise: collectives in issue order, kernels in the
+/// order averages, AdamW, micro-groups (slot order), replicated matrices, publish. With
+/// ProjectionOptions::comm_beside_compute false (host ranks) the two streams of a rank are one: a
+/// collective starts once every member is free of kernels and collectives alike.
 ///
 /// Throws canzona::Error when the plan's collectives cannot be matched across a group (a plan
 /// bug) and ConfigError when the topology is invalid.
