@@ -32,6 +32,13 @@ class ComputeModelTest : public ::testing::Test {
   std::int64_t dim(std::int64_t lo, std::int64_t hi) {
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng_);
   }
+  static MeasureOptions measure_options(int steps, ComputeClock clock = ComputeClock::kWall) {
+    MeasureOptions options;
+    options.steps = steps;
+    options.seed = canzona::testing::test_seed();
+    options.clock = clock;
+    return options;
+  }
   std::mt19937_64 rng_;
   DeviceProfile h100_ = *topology_preset("dgx-h100").device;
 };
@@ -86,10 +93,7 @@ TEST_F(ComputeModelTest, MemoryPassesStreamAtHbmBandwidth) {
 TEST_F(ComputeModelTest, MemoryPassesAreMeasuredOnceAndScaleWithTheBytes) {
   const auto backend = backend::make_backend("cpu");
   ComputeCache cache("cpu");
-  MeasureOptions options;
-  options.steps = 2;
-  options.seed = canzona::testing::test_seed();
-  MeasuredCompute measured(*backend, options, &cache);
+  MeasuredCompute measured(*backend, measure_options(2), &cache);
   const auto bytes = static_cast<double>(dim(1000, 100000000));
   const double seconds = measured.memory_pass_seconds(bytes);
   EXPECT_GT(seconds, 0.0);
@@ -137,14 +141,8 @@ TEST_F(ComputeModelTest, MeasuresOnTheCpuBackendOncePerKey) {
 TEST_F(ComputeModelTest, OneMeasurementFillsBothClocks) {
   const auto backend = backend::make_backend("cpu");
   ComputeCache cache("cpu");
-  MeasureOptions cpu_clock;
-  cpu_clock.steps = 3;
-  cpu_clock.seed = canzona::testing::test_seed();
-  cpu_clock.clock = ComputeClock::kThreadCpu;
-  MeasuredCompute on_cpu(*backend, cpu_clock, &cache);
-  MeasureOptions wall_clock = cpu_clock;
-  wall_clock.clock = ComputeClock::kWall;
-  MeasuredCompute on_wall(*backend, wall_clock, &cache);
+  MeasuredCompute on_cpu(*backend, measure_options(3, ComputeClock::kThreadCpu), &cache);
+  MeasuredCompute on_wall(*backend, measure_options(3), &cache);
   const optim::OptimizerSpec muon = spec_of(optim::OptimizerKind::kMuon);
   const optim::Shape s{dim(16, 64), dim(16, 64)};
   const double cpu = on_cpu.step_seconds(muon, s);
