@@ -276,7 +276,8 @@ void add_tp(const StepPlan& plan, int dp_rank, CollectiveList& list) {
 // What the executor does on each rank's side of the collective besides moving it (see
 // DpCollectiveSlot): average the kept gradients, pack / unpack the layer-wise staging.
 void add_local_elements(const DpCollectiveSpec& s, DpCollectiveSlot& slot) {
-  const std::size_t total = std::accumulate(s.counts.begin(), s.counts.end(), std::size_t{0});
+  const std::size_t total =
+      s.packed ? std::accumulate(s.counts.begin(), s.counts.end(), std::size_t{0}) : 0;
   for (std::size_t r = 0; r < slot.bytes_sent.size(); ++r) {
     std::int64_t local = 0, unpacked = 0;
     if (s.phase == Phase::kGradSync) {

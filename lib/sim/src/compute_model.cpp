@@ -256,21 +256,25 @@ MeasuredCompute::Seconds MeasuredCompute::measure(const optim::OptimizerSpec& sp
   }
   backend_.synchronize();
   // Windows of one refresh interval each carry exactly one refresh, so a window's mean is the
-  // amortised step; the median over windows shrugs off a window disturbed by other processes.
+  // amortised step.
   const int interval = optim::step_cost(spec, shape.rows, shape.cols).refresh_interval;
-  const int windows = (options_.steps + interval - 1) / interval;
+  return time_windows((options_.steps + interval - 1) / interval, interval,
+                      [&] { optimizer->step(*state, param.as<float>(), grad.as<const float>()); });
+}
+
+MeasuredCompute::Seconds MeasuredCompute::time_windows(int windows, int runs_per_window,
+                                                       const std::function<void()>& run) {
+  // The median over windows shrugs off a window disturbed by other processes.
   std::vector<double> wall;
   std::vector<double> thread_cpu;
   for (int w = 0; w < windows; ++w) {
     const double cpu_start = thread_cpu_seconds();
     const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < interval; ++i) {
-      optimizer->step(*state, param.as<float>(), grad.as<const float>());
-    }
+    for (int i = 0; i < runs_per_window; ++i) run();
     backend_.synchronize();
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    wall.push_back(elapsed.count() / interval);
-    thread_cpu.push_back((thread_cpu_seconds() - cpu_start) / interval);
+    wall.push_back(elapsed.count() / runs_per_window);
+    thread_cpu.push_back((thread_cpu_seconds() - cpu_start) / runs_per_window);
   }
   return {median(std::move(wall)), host_backend() ? median(std::move(thread_cpu)) : 0.0};
 }
@@ -288,18 +292,7 @@ MeasuredCompute::Seconds MeasuredCompute::measure_memory_pass() {
   };
   for (int i = 0; i < std::max(1, options_.warmup_steps); ++i) pass();
   backend_.synchronize();
-  std::vector<double> wall;
-  std::vector<double> thread_cpu;
-  for (int i = 0; i < options_.steps; ++i) {
-    const double cpu_start = thread_cpu_seconds();
-    const auto start = std::chrono::steady_clock::now();
-    pass();
-    backend_.synchronize();
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    wall.push_back(elapsed.count());
-    thread_cpu.push_back(thread_cpu_seconds() - cpu_start);
-  }
-  return {median(std::move(wall)), host_backend() ? median(std::move(thread_cpu)) : 0.0};
+  return time_windows(options_.steps, 1, pass);
 }
 
 std::string MeasuredCompute::description() const {

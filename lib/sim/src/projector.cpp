@@ -246,6 +246,7 @@ class GradientSources {
 struct TaskIndex {
   int prologue = kNone;  // the last of the gradient averages and the gradient import
   int adamw = kNone;
+  int epilogue = kNone;  // the publish (and layer-wise's pack): every parameter sync waits for it
   std::unordered_map<std::size_t, int> matrix;  // StepPlan::matrices index → last task
   std::vector<int> group;                       // micro-group → last task
   std::unordered_map<std::size_t, int> buffer;  // matrix buffer → last task touching it
@@ -280,8 +281,8 @@ double bytes_of(std::int64_t elements, comm::DataType type) {
 // for an overlap of averages with later syncs that a few runs already show.
 constexpr std::size_t kAverageRuns = 8;
 
-void add_prologue(const plan::StepPlan& plan, const StepModel& model, RankWork& w,
-                  TaskIndex& index) {
+void add_prologue(const plan::StepPlan& plan, const StepModel& model, std::int64_t stepped,
+                  RankWork& w, TaskIndex& index) {
   const comm::DataType grads = plan.options.precision.grad_reduce;
   const auto d = static_cast<std::size_t>(w.dp_rank);
   const std::vector<std::size_t>& slots = model.grad_sync;
@@ -305,7 +306,6 @@ void add_prologue(const plan::StepPlan& plan, const StepModel& model, RankWork& 
     first = end;
   }
   if (grads != comm::DataType::kFloat32) {
-    const std::int64_t stepped = plan::stepped_elements(plan, w.dp_rank);
     const TaskDep last_sync{kNone, slots.empty() ? kNone : static_cast<int>(slots.back())};
     w.tasks.push_back(memory_pass_task(
         bytes_of(stepped, grads) + bytes_of(stepped, comm::DataType::kFloat32), last_sync));
@@ -316,12 +316,12 @@ void add_prologue(const plan::StepPlan& plan, const StepModel& model, RankWork& 
 // The executor's passes after the optimizers: with bf16 parameters the fp32 main parameters
 // cast into the model's, then the layer-wise pack of the rank's owned entries into the staging
 // (the parameter sync waits for both); and the unpack of the others' entries after it.
-void add_epilogue(const plan::StepPlan& plan, const StepModel& model, RankWork& w) {
+void add_epilogue(const plan::StepPlan& plan, const StepModel& model, std::int64_t stepped,
+                  RankWork& w, TaskIndex& index) {
   const comm::DataType params = plan.options.precision.params;
   const auto d = static_cast<std::size_t>(w.dp_rank);
   double publish = 0;
   if (params != comm::DataType::kFloat32) {
-    const std::int64_t stepped = plan::stepped_elements(plan, w.dp_rank);
     publish = bytes_of(stepped, comm::DataType::kFloat32) + bytes_of(stepped, params);
   }
   for (const std::size_t k : model.param_sync) {
@@ -329,16 +329,19 @@ void add_epilogue(const plan::StepPlan& plan, const StepModel& model, RankWork& 
     publish += 2 * bytes_of(slot.local_elements[d], params);
     w.unpack_bytes += 2 * bytes_of(slot.unpacked_elements[d], params);
   }
-  if (publish > 0) w.tasks.push_back(memory_pass_task(publish, TaskDep{}));
+  if (publish > 0) {
+    index.epilogue = static_cast<int>(w.tasks.size());
+    w.tasks.push_back(memory_pass_task(publish, TaskDep{}));
+  }
 }
 
 // Compute tasks in stream order: the prologue, AdamW, micro-group steps (slot order),
-// replicated steps, the epilogue.
+// replicated steps, the epilogue. `adamw_elements` and `stepped` as DpRankWork holds them.
 TaskIndex add_tasks(const plan::StepPlan& plan, const StepModel& model, RankWork& w,
-                    std::int64_t adamw_elements) {
+                    std::int64_t adamw_elements, std::int64_t stepped) {
   const GradientSources sources(plan, model, w.ops);
   TaskIndex index;
-  add_prologue(plan, model, w, index);
+  add_prologue(plan, model, stepped, w, index);
   if (adamw_elements > 0) {
     index.adamw = static_cast<int>(w.tasks.size());
     w.tasks.push_back(adamw_task(adamw_elements, sources.of_adamw()));
@@ -361,7 +364,7 @@ TaskIndex add_tasks(const plan::StepPlan& plan, const StepModel& model, RankWork
       add_matrix_task(plan, w, index, m, sources.of_matrix(m, -1));
     }
   }
-  add_epilogue(plan, model, w);
+  add_epilogue(plan, model, stepped, w, index);
   return index;
 }
 
@@ -388,11 +391,10 @@ std::vector<int> param_sync_deps(const plan::StepPlan& plan, const RankWork& w,
     if (is_matrix_buffer(plan, b)) deps[b] = last_of(index.buffer, b);
   }
   deps[plan.buffers.size()] = index.adamw;
-  const int last = static_cast<int>(w.tasks.size()) - 1;
-  deps[plan.buffers.size() + 1] = last;
-  if (last != kNone && w.tasks.back().kind == TaskKind::kMemoryPass && last > index.prologue) {
+  deps[plan.buffers.size() + 1] = static_cast<int>(w.tasks.size()) - 1;
+  if (index.epilogue != kNone) {
     // The executor publishes every parameter, then issues the parameter sync.
-    for (std::size_t key = 0; key < plan.buffers.size() + 2; ++key) deps[key] = last;
+    for (std::size_t key = 0; key < plan.buffers.size() + 2; ++key) deps[key] = index.epilogue;
   }
   return deps;
 }
@@ -427,15 +429,15 @@ void add_op_deps(const plan::StepPlan& plan, RankWork& w, const TaskIndex& index
   }
 }
 
-// One rank's streams; `adamw_elements` is its AdamW slice (0: none).
+// One rank's streams; `adamw_elements` is its AdamW slice (0: none), `stepped` its main parameters.
 RankWork build_rank(const plan::StepPlan& plan, const StepModel& model, int dp_rank, int tp_rank,
-                    std::int64_t adamw_elements) {
+                    std::int64_t adamw_elements, std::int64_t stepped) {
   RankWork w;
   w.dp_rank = dp_rank;
   w.tp_rank = tp_rank;
   w.tp_ops = plan::tp_collectives(plan, dp_rank, tp_rank);
   add_ops(w);
-  const TaskIndex index = add_tasks(plan, model, w, adamw_elements);
+  const TaskIndex index = add_tasks(plan, model, w, adamw_elements, stepped);
   w.param_sync_deps = param_sync_deps(plan, w, index);
   add_op_deps(plan, w, index);
   return w;
@@ -711,7 +713,8 @@ StepModel build_model(const plan::StepPlan& plan, const Topology& topology,
         std::find(model.dp_class.begin(), model.dp_class.end(), static_cast<int>(c)) -
         model.dp_class.begin());
     for (int t = 0; t < tp; ++t) {
-      model.ranks.push_back(build_rank(plan, model, d, t, classes[c].adamw_elements));
+      model.ranks.push_back(
+          build_rank(plan, model, d, t, classes[c].adamw_elements, classes[c].stepped_elements));
       model.compute_tasks += class_size[c] * static_cast<int>(model.ranks.back().tasks.size());
     }
   }

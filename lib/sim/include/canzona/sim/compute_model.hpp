@@ -163,6 +163,9 @@ class MeasuredCompute final : public ComputeModel {
   };
   Seconds measure(const optim::OptimizerSpec& spec, optim::Shape shape);
   Seconds measure_memory_pass();
+  /// `windows` windows of `runs_per_window` calls of `run`, each window between two backend
+  /// synchronisations: the median window's seconds per call on each clock.
+  Seconds time_windows(int windows, int runs_per_window, const std::function<void()>& run);
   /// The cache's answer for `key` on this clock, else `run` timed and both clocks cached.
   double cached(const std::function<std::string(ComputeClock)>& key,
                 const std::function<Seconds()>& run);
