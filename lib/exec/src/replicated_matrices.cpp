@@ -11,9 +11,6 @@ bool gathered(const plan::StepPlan& plan, const plan::MatrixPlan& m) {
   return plan.tp() > 1 && m.sharded();
 }
 
-// A fragment of an unsharded matrix that is one row range is contiguous in the local buffer.
-bool in_place(const model::Fragment& fragment) { return fragment.rows.size() == 1; }
-
 }  // namespace
 
 ReplicatedMatrices::ReplicatedMatrices(StepContext& ctx, optim::MatrixOptimizer& optimizer)
@@ -32,7 +29,7 @@ ReplicatedMatrices::ReplicatedMatrices(StepContext& ctx, optim::MatrixOptimizer&
       continue;
     }
     for (const model::Fragment& f : m.fragments) {
-      if (!in_place(f)) staged += f.numel();
+      if (!f.contiguous()) staged += f.numel();
     }
   }
   staged_grads_ = ctx.allocate_floats(staged);
@@ -83,7 +80,7 @@ void ReplicatedMatrices::add_local(std::size_t k) {
   const std::vector<ShardBlock> blocks = shard_blocks(m, 1);
   for (std::size_t f = 0; f < m.fragments.size(); ++f) {
     const model::Fragment& fragment = m.fragments[f];
-    if (in_place(fragment)) {
+    if (fragment.contiguous()) {
       const std::int64_t first = fragment.rows.front().begin * m.full.cols;
       add_task(local_batch_, k, f, param + first, grad + first);
       continue;

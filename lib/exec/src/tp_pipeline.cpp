@@ -12,8 +12,6 @@ namespace canzona::exec::detail {
 namespace {
 
 constexpr comm::DataType kFp32 = comm::DataType::kFloat32;
-// G(g + 1) fills one set while g computes from another and S(g − 1) still drains a third.
-constexpr std::size_t kStagingSets = 3;
 
 std::int64_t local_numel(const plan::MatrixPlan& m) { return m.local.rows * m.local.cols; }
 std::int64_t full_numel(const plan::MatrixPlan& m) { return m.full.rows * m.full.cols; }
@@ -84,7 +82,7 @@ TpPipeline::TpPipeline(StepContext& ctx, optim::MatrixOptimizer& optimizer)
     max_hosted = std::max(max_hosted, hosted);
   }
   // fp32 gradients in one direction, directions (never wider than fp32) in the other.
-  sets_.resize(std::min(kStagingSets, plan_groups.size()));
+  sets_.resize(std::min(plan::kPipelineStagingSets, plan_groups.size()));
   for (StagingSet& set : sets_) {
     set.shards = ctx.allocate_floats(max_shards);
     set.hosted = ctx.allocate_floats(max_hosted);

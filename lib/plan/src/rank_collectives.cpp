@@ -22,12 +22,6 @@ using Counts = std::vector<std::size_t>;
 // The TP gathers move the fp32 main gradients.
 constexpr comm::DataType kGradientType = comm::DataType::kFloat32;
 
-comm::DataType direction_type(const StrategyOptions& options) {
-  return optim::direction_type(options.optimizer) == backend::ElementType::kBFloat16
-             ? comm::DataType::kBFloat16
-             : comm::DataType::kFloat32;
-}
-
 class CollectiveList {
  public:
   CollectiveList(int dp_rank, int tp_rank, int dp, int tp)
@@ -321,6 +315,12 @@ std::vector<std::size_t> owned_counts(const StepPlan& plan, const std::vector<st
     }
   }
   return counts;
+}
+
+comm::DataType direction_type(const StrategyOptions& options) {
+  return optim::direction_type(options.optimizer) == backend::ElementType::kBFloat16
+             ? comm::DataType::kBFloat16
+             : comm::DataType::kFloat32;
 }
 
 std::vector<PlannedCollective> tp_collectives(const StepPlan& plan, int dp_rank, int tp_rank) {

@@ -196,49 +196,49 @@ double adamw_seconds(const plan::StepPlan& plan, ShapeSeconds& shapes, std::int6
   return shapes(adamw, optim::Shape{1, elements});
 }
 
-// Where on one rank's comm stream the gradients of its matrix steps arrive.
-class GradientSources {
+// Where on one rank's comm stream what its kernels wait for arrives: the gradients (the last
+// gradient sync of the matrix buffers, of the AdamW buffers), and the shards and directions of
+// each micro-group and of the TP-SC matrices (the last of their collectives: the executor waits
+// for all of them before it touches any).
+class CommSources {
  public:
-  GradientSources(const plan::StepPlan& plan, const StepModel& model,
-                  const std::vector<CommOp>& ops) {
+  CommSources(const plan::StepPlan& plan, const StepModel& model, const std::vector<CommOp>& ops) {
     for (const std::size_t k : model.grad_sync) {
       const PlannedCollective& c = model.dp_slots[k].collective;
-      (is_matrix_buffer(plan, c.buffer) ? last_matrix_sync_ : last_adamw_sync_) =
+      (is_matrix_buffer(plan, c.buffer) ? matrix_grads_ : adamw_grads_) =
           TaskDep{kNone, static_cast<int>(k)};
     }
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const PlannedCollective& c = *ops[i].collective;
       const TaskDep at{static_cast<int>(i), kNone};
-      if (c.phase == Phase::kTpGather && c.matrix >= 0) {
-        matrix_gather_.try_emplace(c.matrix, at);  // the first one, as a search would find
-      } else if (c.phase == Phase::kTpGather && c.micro_group >= 0) {
-        group_gather_.try_emplace(c.micro_group, at);
+      if (c.phase == Phase::kTpGather && c.micro_group >= 0) {
+        group_gathers_[c.micro_group] = at;
+      } else if (c.phase == Phase::kTpScatter && c.micro_group >= 0) {
+        group_scatters_[c.micro_group] = at;
+      } else if (c.phase == Phase::kTpGather && c.matrix >= 0) {
+        replicated_gathers_ = at;
       } else if (c.phase == Phase::kGradSync) {
-        (is_matrix_buffer(plan, c.buffer) ? last_matrix_sync_ : last_adamw_sync_) = at;
+        (is_matrix_buffer(plan, c.buffer) ? matrix_grads_ : adamw_grads_) = at;
       }
     }
   }
 
-  // The collective that delivers matrix m's gradient (its own gather / TP-SC all-gather, else
-  // its micro-group's gather), else the matrix buffers' grad sync.
-  TaskDep of_matrix(std::size_t m, int micro_group) const {
-    if (const auto it = matrix_gather_.find(static_cast<int>(m)); it != matrix_gather_.end()) {
-      return it->second;
-    }
-    if (micro_group >= 0) {
-      if (const auto it = group_gather_.find(micro_group); it != group_gather_.end()) {
-        return it->second;
-      }
-    }
-    return last_matrix_sync_;
-  }
-  TaskDep of_adamw() const { return last_adamw_sync_; }
+  TaskDep matrix_grads() const { return matrix_grads_; }
+  TaskDep adamw_grads() const { return adamw_grads_; }
+  TaskDep group_gathered(std::size_t g) const { return find(group_gathers_, g); }
+  TaskDep group_scattered(std::size_t g) const { return find(group_scatters_, g); }
+  TaskDep replicated_gathered() const { return replicated_gathers_; }
 
  private:
-  std::unordered_map<int, TaskDep> matrix_gather_;
-  std::unordered_map<int, TaskDep> group_gather_;
-  TaskDep last_matrix_sync_;
-  TaskDep last_adamw_sync_;
+  static TaskDep find(const std::unordered_map<int, TaskDep>& ops, std::size_t g) {
+    const auto it = ops.find(static_cast<int>(g));
+    return it == ops.end() ? TaskDep{} : it->second;
+  }
+
+  std::unordered_map<int, TaskDep> group_gathers_, group_scatters_;
+  TaskDep replicated_gathers_;
+  TaskDep matrix_grads_;
+  TaskDep adamw_grads_;
 };
 
 // The last task of each kind on one rank's compute stream, for the collectives that wait for
@@ -247,8 +247,9 @@ struct TaskIndex {
   int prologue = kNone;  // the last of the gradient averages and the gradient import
   int adamw = kNone;
   int epilogue = kNone;  // the publish (and layer-wise's pack): every parameter sync waits for it
-  std::unordered_map<std::size_t, int> matrix;  // StepPlan::matrices index → last task
+  std::vector<int> group_pack;                  // micro-group → the pack its gather sends
   std::vector<int> group;                       // micro-group → last task
+  int replicated_pack = kNone;                  // the pack the TP-SC all-gathers send
   std::unordered_map<std::size_t, int> buffer;  // matrix buffer → last task touching it
 };
 
@@ -256,7 +257,6 @@ void add_matrix_task(const plan::StepPlan& plan, RankWork& w, TaskIndex& index, 
                      TaskDep dep) {
   const int id = static_cast<int>(w.tasks.size());
   w.tasks.push_back(matrix_task(m, dep));
-  index.matrix[m] = id;
   index.buffer[plan.matrices[m].buffer] = id;
 }
 
@@ -335,35 +335,191 @@ void add_epilogue(const plan::StepPlan& plan, const StepModel& model, std::int64
   }
 }
 
-// Compute tasks in stream order: the prologue, AdamW, micro-group steps (slot order),
-// replicated steps, the epilogue. `adamw_elements` and `stepped` as DpRankWork holds them.
-TaskIndex add_tasks(const plan::StepPlan& plan, const StepModel& model, RankWork& w,
-                    std::int64_t adamw_elements, std::int64_t stepped) {
-  const GradientSources sources(plan, model, w.ops);
-  TaskIndex index;
-  add_prologue(plan, model, stepped, w, index);
-  if (adamw_elements > 0) {
-    index.adamw = static_cast<int>(w.tasks.size());
-    w.tasks.push_back(adamw_task(adamw_elements, sources.of_adamw()));
+// The executor's copies around the matrix steps, in bytes read + written (exec's TpPipeline and
+// ReplicatedMatrices). A micro-group: every TP rank packs its fp32 gradient shard of each of the
+// group's matrices into the gather's send area; the host assembles the gathered shards into its
+// matrices' fragments and packs their directions into the scatter's per-rank shards. TP-SC: every
+// rank packs its shards, assembles every whole matrix and keeps its own shard of each direction.
+// An unsharded matrix: a fragment of more than one row range is staged, its gradient and
+// parameter copied in and the parameter copied back.
+class MatrixCopies {
+ public:
+  explicit MatrixCopies(const plan::StepPlan& plan)
+      : plan_(plan), direction_(bytes_of(1, plan::direction_type(plan.options))) {}
+
+  double group_pack(const plan::MicroGroupPlan& group) const {
+    double bytes = 0;
+    for (const auto& slot : group.slots) bytes += 2 * kFp32 * local(slot);
+    return bytes;
   }
-  const auto d = static_cast<std::size_t>(w.dp_rank);
-  const auto t = static_cast<std::size_t>(w.tp_rank);
-  if (d < plan.micro_groups.size()) {
-    const auto& groups = plan.micro_groups[d];
-    index.group.assign(groups.size(), kNone);
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      if (t >= groups[g].slots.size()) continue;
-      for (const std::size_t m : groups[g].slots[t]) {
-        add_matrix_task(plan, w, index, m, sources.of_matrix(m, static_cast<int>(g)));
-        index.group[g] = static_cast<int>(w.tasks.size()) - 1;
+  double group_assemble(const std::vector<std::size_t>& hosted) const {
+    return 2 * kFp32 * full(hosted);
+  }
+  double group_pack_scatter(const std::vector<std::size_t>& hosted) const {
+    return 2 * direction_ * full(hosted);
+  }
+  double replicated_pack(const std::vector<std::size_t>& gathered) const {
+    return 2 * kFp32 * local(gathered);
+  }
+  double replicated_assemble(const std::vector<std::size_t>& gathered) const {
+    return 2 * kFp32 * full(gathered);
+  }
+  double replicated_keep(const std::vector<std::size_t>& gathered) const {
+    return 2 * direction_ * local(gathered);
+  }
+  // Gradient and parameter in, 2 · 8 bytes per element; the parameter back, 8.
+  double staged_in(const std::vector<std::size_t>& unsharded) const {
+    return 4 * kFp32 * staged(unsharded);
+  }
+  double staged_out(const std::vector<std::size_t>& unsharded) const {
+    return 2 * kFp32 * staged(unsharded);
+  }
+
+ private:
+  static constexpr double kFp32 = sizeof(float);
+
+  double local(const std::vector<std::size_t>& matrices) const {
+    double n = 0;
+    for (const std::size_t m : matrices) {
+      const plan::MatrixPlan& mp = plan_.matrices[m];
+      n += static_cast<double>(mp.local.rows) * static_cast<double>(mp.local.cols);
+    }
+    return n;
+  }
+  double full(const std::vector<std::size_t>& matrices) const {
+    double n = 0;
+    for (const std::size_t m : matrices) {
+      const plan::MatrixPlan& mp = plan_.matrices[m];
+      n += static_cast<double>(mp.full.rows) * static_cast<double>(mp.full.cols);
+    }
+    return n;
+  }
+  double staged(const std::vector<std::size_t>& matrices) const {
+    double n = 0;
+    for (const std::size_t m : matrices) {
+      for (const model::Fragment& f : plan_.matrices[m].fragments) {
+        if (!f.contiguous()) n += static_cast<double>(f.numel());
       }
     }
+    return n;
   }
-  if (d < plan.replicated_matrices.size()) {
-    for (const std::size_t m : plan.replicated_matrices[d]) {
-      add_matrix_task(plan, w, index, m, sources.of_matrix(m, -1));
+
+  const plan::StepPlan& plan_;
+  double direction_;
+};
+
+// A memory pass of `bytes` waiting for `dep`, unless there is nothing to copy. Returns its task.
+int add_copy(RankWork& w, double bytes, TaskDep dep) {
+  if (bytes <= 0) return kNone;
+  w.tasks.push_back(memory_pass_task(bytes, dep));
+  return static_cast<int>(w.tasks.size()) - 1;
+}
+
+// The unsharded matrices the rank steps in place (or staged), with no communication.
+void add_unsharded(const plan::StepPlan& plan, const MatrixCopies& copies,
+                   const std::vector<std::size_t>& unsharded, TaskDep grads, RankWork& w,
+                   TaskIndex& index) {
+  add_copy(w, copies.staged_in(unsharded), grads);
+  for (const std::size_t m : unsharded) add_matrix_task(plan, w, index, m, grads);
+  if (const int back = add_copy(w, copies.staged_out(unsharded), TaskDep{}); back != kNone) {
+    for (const std::size_t m : unsharded) index.buffer[plan.matrices[m].buffer] = back;
+  }
+}
+
+// The micro-groups in the executor's order. Pipelined: the pack of group 0 before the AdamW
+// update (added by the caller), then per group g the pack of g + 1, the assembly of g, its steps
+// and its scatter's pack. Serial: per group its pack, assembly, steps and scatter's pack. A pack
+// reuses the staging of an earlier scatter, which must have completed first.
+class MicroGroupTasks {
+ public:
+  MicroGroupTasks(const plan::StepPlan& plan, const MatrixCopies& copies,
+                  const CommSources& sources, RankWork& w, TaskIndex& index)
+      : plan_(plan), copies_(copies), sources_(sources), w_(w), index_(index) {
+    const auto d = static_cast<std::size_t>(w.dp_rank);
+    if (d < plan.micro_groups.size()) groups_ = &plan.micro_groups[d];
+    serial_ = plan.options.tp_execution == plan::TpExecution::kSerial;
+    const std::size_t n = size();
+    lag_ = serial_ ? 1 : std::min(plan::kPipelineStagingSets, n);
+    index.group_pack.assign(n, kNone);
+    index.group.assign(n, kNone);
+  }
+
+  std::size_t size() const { return groups_ == nullptr ? 0 : groups_->size(); }
+  bool pipelined() const { return !serial_; }
+
+  void add_pack(std::size_t g) {
+    const TaskDep dep = g >= lag_ ? sources_.group_scattered(g - lag_) : sources_.matrix_grads();
+    index_.group_pack[g] = add_copy(w_, copies_.group_pack((*groups_)[g]), dep);
+  }
+
+  void add_all() {
+    const auto t = static_cast<std::size_t>(w_.tp_rank);
+    for (std::size_t g = 0; g < size(); ++g) {
+      if (serial_) {
+        add_pack(g);
+      } else if (g + 1 < size()) {
+        add_pack(g + 1);
+      }
+      const std::vector<std::size_t>& hosted = (*groups_)[g].slots.at(t);
+      add_copy(w_, copies_.group_assemble(hosted), sources_.group_gathered(g));
+      for (const std::size_t m : hosted) {
+        add_matrix_task(plan_, w_, index_, m, sources_.group_gathered(g));
+      }
+      add_copy(w_, copies_.group_pack_scatter(hosted), TaskDep{});
+      if (!hosted.empty()) index_.group[g] = static_cast<int>(w_.tasks.size()) - 1;
     }
   }
+
+ private:
+  const plan::StepPlan& plan_;
+  const MatrixCopies& copies_;
+  const CommSources& sources_;
+  RankWork& w_;
+  TaskIndex& index_;
+  const std::vector<plan::MicroGroupPlan>* groups_ = nullptr;
+  bool serial_ = false;
+  std::size_t lag_ = 1;
+};
+
+// The TP-SC matrices after the micro-groups: one pack, the all-gathers, the assembly, the steps,
+// the kept direction shards.
+void add_replicated_gathered(const plan::StepPlan& plan, const MatrixCopies& copies,
+                             const CommSources& sources, const std::vector<std::size_t>& gathered,
+                             RankWork& w, TaskIndex& index) {
+  if (gathered.empty()) return;
+  index.replicated_pack = add_copy(w, copies.replicated_pack(gathered), sources.matrix_grads());
+  add_copy(w, copies.replicated_assemble(gathered), sources.replicated_gathered());
+  for (const std::size_t m : gathered) {
+    add_matrix_task(plan, w, index, m, sources.replicated_gathered());
+  }
+  add_copy(w, copies.replicated_keep(gathered), TaskDep{});
+}
+
+// Compute tasks in the executor's stream order: the prologue, the pack of the first micro-group
+// (pipelined), AdamW, the unsharded matrices, the micro-groups, the TP-SC matrices, the
+// epilogue. `adamw_elements` and `stepped` as DpRankWork holds them.
+TaskIndex add_tasks(const plan::StepPlan& plan, const StepModel& model, RankWork& w,
+                    std::int64_t adamw_elements, std::int64_t stepped) {
+  const CommSources sources(plan, model, w.ops);
+  const MatrixCopies copies(plan);
+  TaskIndex index;
+  add_prologue(plan, model, stepped, w, index);
+  MicroGroupTasks groups(plan, copies, sources, w, index);
+  if (groups.pipelined() && groups.size() > 0) groups.add_pack(0);
+  if (adamw_elements > 0) {
+    index.adamw = static_cast<int>(w.tasks.size());
+    w.tasks.push_back(adamw_task(adamw_elements, sources.adamw_grads()));
+  }
+  std::vector<std::size_t> unsharded, gathered;
+  const auto d = static_cast<std::size_t>(w.dp_rank);
+  if (d < plan.replicated_matrices.size()) {
+    for (const std::size_t m : plan.replicated_matrices[d]) {
+      (plan.matrices[m].sharded() ? gathered : unsharded).push_back(m);
+    }
+  }
+  add_unsharded(plan, copies, unsharded, sources.matrix_grads(), w, index);
+  groups.add_all();
+  add_replicated_gathered(plan, copies, sources, gathered, w, index);
   add_epilogue(plan, model, stepped, w, index);
   return index;
 }
@@ -399,28 +555,22 @@ std::vector<int> param_sync_deps(const plan::StepPlan& plan, const RankWork& w,
   return deps;
 }
 
-// Collectives that wait for kernels: scatters for their host's steps, param sync for every
-// step on the rank that touches its buffer; with the serial TP execution (Megatron-Canzona's
-// executor) a micro-group's gather for the element-wise update and every earlier group's steps.
+// Collectives that wait for kernels: a gather for the pack it sends (with the serial TP
+// execution it comes after every earlier group's work in stream order, as in Megatron-Canzona's
+// executor), a scatter for its host's steps and the directions' pack, the parameter sync for
+// every step on the rank that touches its buffer.
 void add_op_deps(const plan::StepPlan& plan, RankWork& w, const TaskIndex& index) {
-  // max: the AdamW update comes after the prologue in stream order.
-  std::vector<int> before_group(index.group.size(), std::max(index.adamw, index.prologue));
-  for (std::size_t g = 1; g < before_group.size(); ++g) {
-    before_group[g] = std::max(before_group[g - 1], index.group[g - 1]);
-  }
-  const bool serial = plan.options.tp_execution == plan::TpExecution::kSerial;
   const auto group = [&](int g) { return static_cast<std::size_t>(g); };
   for (CommOp& op : w.ops) {
     const PlannedCollective& c = *op.collective;
-    if (c.phase == Phase::kTpGather && serial && c.micro_group >= 0 &&
-        group(c.micro_group) < before_group.size()) {
-      op.dep = before_group[group(c.micro_group)];
-    } else if (c.phase == Phase::kTpGather) {
-      op.dep = index.prologue;  // the gathered gradients are the averaged ones
+    if (c.phase == Phase::kTpGather) {
+      if (c.micro_group >= 0 && group(c.micro_group) < index.group_pack.size()) {
+        op.dep = index.group_pack[group(c.micro_group)];
+      } else if (c.matrix >= 0) {
+        op.dep = index.replicated_pack;
+      }
     } else if (c.phase == Phase::kTpScatter) {
-      if (c.matrix >= 0) {
-        op.dep = last_of(index.matrix, static_cast<std::size_t>(c.matrix));
-      } else if (c.micro_group >= 0 && group(c.micro_group) < index.group.size()) {
+      if (c.micro_group >= 0 && group(c.micro_group) < index.group.size()) {
         op.dep = index.group[group(c.micro_group)];
       }
     } else if (c.phase == Phase::kParamSync) {

@@ -51,6 +51,9 @@ struct Fragment {
   std::vector<RowRange> rows;
 
   std::int64_t numel() const;
+  /// One row range: contiguous in its source matrix, so an optimizer can step it where it lies.
+  /// Any other fragment is staged (copied out and back) by whoever steps it.
+  bool contiguous() const { return rows.size() == 1; }
 };
 
 /// Fragments of a matrix-optimizer parameter under `options`. Parameters the options do not split

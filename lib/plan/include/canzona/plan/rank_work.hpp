@@ -13,6 +13,9 @@
 
 namespace canzona::plan {
 
+/// The element type of the update directions the TP scatters move (the optimizer's).
+comm::DataType direction_type(const StrategyOptions& options);
+
 /// The TP collectives global rank (dp_rank, tp_rank) issues, in issue order: the part of
 /// rank_collectives between the DP gradient sync and the DP parameter sync (empty for tp == 1).
 std::vector<PlannedCollective> tp_collectives(const StepPlan& plan, int dp_rank, int tp_rank);

@@ -64,6 +64,11 @@ enum class TpExecution {
   kSerial,
 };
 
+/// Staging sets of the pipelined execution: G(g + 1) fills one while g computes from another and
+/// S(g − 1) drains a third, so the gather of micro-group g reuses the staging of the scatter of
+/// g − kPipelineStagingSets and is packed once that scatter has completed.
+inline constexpr std::size_t kPipelineStagingSets = 3;
+
 /// What a slot's capacity counts.
 enum class SlotUnit {
   /// Elements of the full matrices a slot hosts, as the host reconstructs them ("full").

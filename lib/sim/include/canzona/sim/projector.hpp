@@ -4,8 +4,9 @@
 // The projector: costs one optimizer step of a StepPlan on an emulated cluster. Every global
 // rank gets two streams, as the executor runs them: a communication stream that runs the rank's
 // collectives in the plan's issue order (plan::rank_collectives), and a compute stream that runs
-// its AdamW slice, its matrix steps and the executor's element-wise passes around them (the
-// gradient average, the casts between main and model parameters, layer-wise's staging copies).
+// its AdamW slice, its matrix steps and the executor's memory passes around them (the gradient
+// average, the casts between main and model parameters, the copies into and out of the TP and
+// layer-wise staging).
 // A collective starts when every member of its group has reached it and met its dependencies,
 // and costs what the alpha-beta model says; a compute task costs what the ComputeModel says. The
 // result is a per-rank timeline: projected step latency, phase breakdown, straggler, exposed
@@ -138,14 +139,18 @@ struct Projection {
 /// slots, in at most eight runs of consecutive slots per buffer (ComputeModel::memory_pass_seconds
 /// of plan::DpCollectiveSlot::local_elements, read and written), then with bf16 gradient reduction
 /// the import into fp32 main gradients; AdamW after the grad sync of the AdamW buffers; a TP gather
-/// after those averages; a matrix step after the collective that brings its gradient (its
-/// micro-group's gather, its own gather / TP-SC all-gather, or, with none, the matrix buffers' grad
-/// sync); a scatter after the host's steps of its micro-group (or matrix); with bf16 parameters (or
-/// layer-wise's pack) the publish after every kernel and every param sync after it, else a buffer's
-/// param sync after every step on the rank that touches that buffer; layer-wise's unpack after the
-/// last param sync; with the serial TP execution a micro-group's gather also after AdamW and every
-/// earlier group's steps on the rank. Streams serialise: collectives in issue order, kernels in the
-/// order averages, AdamW, micro-groups (slot order), replicated matrices, publish. With
+/// after the pack of the shards it sends (the matrix buffers' grad sync before it; pipelined, the
+/// scatter whose staging it reuses, plan::kPipelineStagingSets groups back; serial, the previous
+/// group's scatter); the host's assembly of the gathered shards after its group's last gather (or
+/// the TP-SC all-gathers), its steps after that (an unsharded matrix after the matrix buffers'
+/// grad sync, staged when a fragment is not one row range); a scatter after the host's steps and
+/// the pack of its directions; with bf16 parameters (or layer-wise's pack) the publish after every
+/// kernel and every param sync after it, else a buffer's param sync after every step on the rank
+/// that touches that buffer; layer-wise's unpack after the last param sync. Every copy costs its
+/// bytes read and written as a memory pass. Streams serialise: collectives in issue order, kernels
+/// in the executor's order: averages and import, (pipelined) the first group's pack, AdamW, the
+/// unsharded matrices, per micro-group the next group's pack (serial: its own), the assembly, the
+/// steps (slot order) and the directions' pack, then the TP-SC matrices, the publish. With
 /// ProjectionOptions::comm_beside_compute false (host ranks) the two streams of a rank are one: a
 /// collective starts once every member is free of kernels and collectives alike.
 ///
