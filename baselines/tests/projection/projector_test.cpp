@@ -338,6 +338,29 @@ TEST_F(ProjectorTest, OneThreadRunsAPipelinesGathersBetweenItsKernels) {
   }
 }
 
+// ASC: every micro-group has a matrix on each TP rank. On one thread a rank posts the next
+// group's gather, then steps its own matrix; the gather moves once both have done so, so the two
+// ranks' steps of one group run at the same time (the last rank to reach the gather included),
+// never one rank's after the other's.
+TEST_F(ProjectorTest, OneThreadStepsBothRanksMatricesOfAGroupAtOnce) {
+  Topology t = topology_preset("dgx-h100");
+  t.intra_node.busbw_gbps = {1, 1, 1, 1, 1};  // TP traffic as costly as compute
+  const plan::StepPlan plan = build("asc", 1, 2);
+  ASSERT_GE(plan.micro_groups[0].size(), 3u);
+  for (const plan::MicroGroupPlan& g : plan.micro_groups[0]) {
+    ASSERT_FALSE(g.slots[0].empty());
+    ASSERT_FALSE(g.slots[1].empty());
+  }
+  ProjectionOptions options;
+  options.comm_beside_compute = false;
+  SyntheticCompute compute(offset_);
+  const Projection p = project(plan, t, compute, options);
+  ASSERT_EQ(p.ranks.size(), 2u);
+  const double one_after_the_other =
+      p.ranks[0].compute_busy + p.ranks[1].compute_busy + p.ranks[0].comm_busy;
+  EXPECT_LT(p.step_seconds, 0.9 * one_after_the_other);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Plans, EveryStrategyTest,
     ::testing::Combine(::testing::Values("canzona", "sc", "layerwise", "zero1", "asc"),

@@ -1029,16 +1029,18 @@ void simulate(StepModel& model, bool hide_overlappable) {
     Cursor& c = cur[r];
     for (bool progressed = true; progressed;) {
       progressed = false;
-      if (c.next_task < w.tasks.size()) {
+      // Every kernel that can run runs before the rank arrives at its next collective: with one
+      // thread the data moves once every member has run the kernels it could run while it waited
+      // (the executor posts the collective, computes, then waits), the last to arrive included.
+      while (c.next_task < w.tasks.size()) {
         Task& t = w.tasks[c.next_task];
         const double ready = ready_at(model, w, t.dep);
-        if (ready != kUnset) {
-          t.start = std::max(c.compute_free, ready);
-          t.end = t.start + task_seconds(model, w, t, hide_overlappable);
-          c.compute_free = t.end;
-          ++c.next_task;
-          progressed = true;
-        }
+        if (ready == kUnset) break;
+        t.start = std::max(c.compute_free, ready);
+        t.end = t.start + task_seconds(model, w, t, hide_overlappable);
+        c.compute_free = t.end;
+        ++c.next_task;
+        progressed = true;
       }
       if (c.next_op < w.ops.size() && !c.arrived) {
         CommOp& op = w.ops[c.next_op];
