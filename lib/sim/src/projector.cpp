@@ -347,26 +347,16 @@ class MatrixCopies {
   explicit MatrixCopies(const plan::StepPlan& plan)
       : plan_(plan), direction_(bytes_of(1, plan::direction_type(plan.options))) {}
 
-  double group_pack(const plan::MicroGroupPlan& group) const {
-    double bytes = 0;
-    for (const auto& slot : group.slots) bytes += 2 * kFp32 * local(slot);
-    return bytes;
+  // Every TP rank's fp32 gradient shard of each of `matrices`, copied into a send area.
+  double pack(const std::vector<std::size_t>& matrices) const {
+    return 2 * kFp32 * local(matrices);
   }
-  double group_assemble(const std::vector<std::size_t>& hosted) const {
-    return 2 * kFp32 * full(hosted);
+  // The gathered shards copied into the fragments of whole matrices (fp32).
+  double assemble(const std::vector<std::size_t>& matrices) const {
+    return 2 * kFp32 * full(matrices);
   }
-  double group_pack_scatter(const std::vector<std::size_t>& hosted) const {
-    return 2 * direction_ * full(hosted);
-  }
-  double replicated_pack(const std::vector<std::size_t>& gathered) const {
-    return 2 * kFp32 * local(gathered);
-  }
-  double replicated_assemble(const std::vector<std::size_t>& gathered) const {
-    return 2 * kFp32 * full(gathered);
-  }
-  double replicated_keep(const std::vector<std::size_t>& gathered) const {
-    return 2 * direction_ * local(gathered);
-  }
+  // Direction elements copied between a fragment and a shard (the direction type).
+  double directions(double elements) const { return 2 * direction_ * elements; }
   // Gradient and parameter in, 2 · 8 bytes per element; the parameter back, 8.
   double staged_in(const std::vector<std::size_t>& unsharded) const {
     return 4 * kFp32 * staged(unsharded);
@@ -375,22 +365,23 @@ class MatrixCopies {
     return 2 * kFp32 * staged(unsharded);
   }
 
+  double local(const std::vector<std::size_t>& matrices) const {
+    return elements(matrices, &plan::MatrixPlan::local);
+  }
+  double full(const std::vector<std::size_t>& matrices) const {
+    return elements(matrices, &plan::MatrixPlan::full);
+  }
+
  private:
   static constexpr double kFp32 = sizeof(float);
 
-  double local(const std::vector<std::size_t>& matrices) const {
+  // Σ elements over `matrices` of the shape `which` names (a TP rank's shard or the whole).
+  double elements(const std::vector<std::size_t>& matrices,
+                  optim::Shape plan::MatrixPlan::*which) const {
     double n = 0;
     for (const std::size_t m : matrices) {
-      const plan::MatrixPlan& mp = plan_.matrices[m];
-      n += static_cast<double>(mp.local.rows) * static_cast<double>(mp.local.cols);
-    }
-    return n;
-  }
-  double full(const std::vector<std::size_t>& matrices) const {
-    double n = 0;
-    for (const std::size_t m : matrices) {
-      const plan::MatrixPlan& mp = plan_.matrices[m];
-      n += static_cast<double>(mp.full.rows) * static_cast<double>(mp.full.cols);
+      const optim::Shape& shape = plan_.matrices[m].*which;
+      n += static_cast<double>(shape.rows) * static_cast<double>(shape.cols);
     }
     return n;
   }
@@ -449,7 +440,9 @@ class MicroGroupTasks {
 
   void add_pack(std::size_t g) {
     const TaskDep dep = g >= lag_ ? sources_.group_scattered(g - lag_) : sources_.matrix_grads();
-    index_.group_pack[g] = add_copy(w_, copies_.group_pack((*groups_)[g]), dep);
+    double bytes = 0;
+    for (const auto& slot : (*groups_)[g].slots) bytes += copies_.pack(slot);
+    index_.group_pack[g] = add_copy(w_, bytes, dep);
   }
 
   void add_all() {
@@ -461,11 +454,11 @@ class MicroGroupTasks {
         add_pack(g + 1);
       }
       const std::vector<std::size_t>& hosted = (*groups_)[g].slots.at(t);
-      add_copy(w_, copies_.group_assemble(hosted), sources_.group_gathered(g));
+      add_copy(w_, copies_.assemble(hosted), sources_.group_gathered(g));
       for (const std::size_t m : hosted) {
         add_matrix_task(plan_, w_, index_, m, sources_.group_gathered(g));
       }
-      add_copy(w_, copies_.group_pack_scatter(hosted), TaskDep{});
+      add_copy(w_, copies_.directions(copies_.full(hosted)), TaskDep{});
       if (!hosted.empty()) index_.group[g] = static_cast<int>(w_.tasks.size()) - 1;
     }
   }
@@ -487,12 +480,12 @@ void add_replicated_gathered(const plan::StepPlan& plan, const MatrixCopies& cop
                              const CommSources& sources, const std::vector<std::size_t>& gathered,
                              RankWork& w, TaskIndex& index) {
   if (gathered.empty()) return;
-  index.replicated_pack = add_copy(w, copies.replicated_pack(gathered), sources.matrix_grads());
-  add_copy(w, copies.replicated_assemble(gathered), sources.replicated_gathered());
+  index.replicated_pack = add_copy(w, copies.pack(gathered), sources.matrix_grads());
+  add_copy(w, copies.assemble(gathered), sources.replicated_gathered());
   for (const std::size_t m : gathered) {
     add_matrix_task(plan, w, index, m, sources.replicated_gathered());
   }
-  add_copy(w, copies.replicated_keep(gathered), TaskDep{});
+  add_copy(w, copies.directions(copies.local(gathered)), TaskDep{});
 }
 
 // Compute tasks in the executor's stream order: the prologue, the pack of the first micro-group
