@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <random>
 #include <set>
 #include <string>
@@ -339,9 +340,9 @@ TEST_F(ProjectorTest, OneThreadRunsAPipelinesGathersBetweenItsKernels) {
 }
 
 // ASC: every micro-group has a matrix on each TP rank. On one thread a rank posts the next
-// group's gather, then steps its own matrix; the gather moves once both have done so, so the two
-// ranks' steps of one group run at the same time (the last rank to reach the gather included),
-// never one rank's after the other's.
+// group's gather, then steps its own matrix; each rank's part of the gather moves once it waits
+// and its peer has posted and waited since, so the two ranks' steps of one group run at the same
+// time, never one rank's after the other's.
 TEST_F(ProjectorTest, OneThreadStepsBothRanksMatricesOfAGroupAtOnce) {
   Topology t = topology_preset("dgx-h100");
   t.intra_node.busbw_gbps = {1, 1, 1, 1, 1};  // TP traffic as costly as compute
@@ -359,6 +360,46 @@ TEST_F(ProjectorTest, OneThreadStepsBothRanksMatricesOfAGroupAtOnce) {
   const double one_after_the_other =
       p.ranks[0].compute_busy + p.ranks[1].compute_busy + p.ranks[0].comm_busy;
   EXPECT_LT(p.step_seconds, 0.9 * one_after_the_other);
+}
+
+// ASC on one thread over a free network: a rank posts each group's gather before it steps the
+// group before, so the rank with the smaller matrix of a group goes on to the next group while
+// its peer still steps (MPI moves the gather's data whenever the peer waits, for whichever of its
+// collectives). The step then costs about the busier rank's own steps, not every group's slower
+// rank in turn, as when the two had to wait for each other at every gather.
+TEST_F(ProjectorTest, OneThreadLetsARankRunAheadOfItsPeer) {
+  const plan::StepPlan plan = build("asc", 1, 2);
+  ProjectionOptions options;
+  options.comm_beside_compute = false;
+  SyntheticCompute compute(offset_);
+  const Projection p = project(plan, free_network(), compute, options);
+  ASSERT_EQ(p.ranks.size(), 2u);
+  std::array<double, 2> steps{};  // each rank's matrix steps
+  double lockstep = 0;            // every group at its slower rank's steps
+  for (const plan::MicroGroupPlan& g : plan.micro_groups[0]) {
+    double slower = 0;
+    for (std::size_t t = 0; t < 2; ++t) {
+      double seconds = 0;
+      for (const std::size_t m : g.slots[t]) {
+        for (const model::Fragment& f : plan.matrices[m].fragments) {
+          seconds += 1e-8 * static_cast<double>(f.numel()) + offset_;
+        }
+      }
+      steps[t] += seconds;
+      slower = std::max(slower, seconds);
+    }
+    lockstep += slower;
+  }
+  const double busier = std::max(steps[0], steps[1]);
+  ASSERT_GT(lockstep, 1.1 * busier);  // the groups' slower rank alternates
+  double busiest = 0;
+  for (const RankTimeline& r : p.ranks) {
+    EXPECT_NEAR(r.phases.compute, steps[static_cast<std::size_t>(r.tp_rank)], 1e-12);
+    busiest = std::max(busiest, r.compute_busy);
+  }
+  EXPECT_GE(p.step_seconds, busiest);
+  // Waiting for each other at every gather would cost at least `lockstep` in matrix steps alone.
+  EXPECT_LT(p.step_seconds, busier + 0.5 * (lockstep - busier));
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -43,7 +43,8 @@ constexpr int kNone = -1;
 struct CommOp {
   const PlannedCollective* collective = nullptr;  // RankWork::tp_ops
   int instance = -1;
-  int dep = kNone;  // last compute task of the same rank it waits for
+  int dep = kNone;         // last compute task of the same rank it waits for
+  double posted = kUnset;  // one thread: when the rank's thread posted it
   double start = kUnset;
   double end = kUnset;
 };
@@ -900,6 +901,7 @@ double task_end(const RankWork& w, int dep) {
 // also waits for the rank's kernels, and they for it.
 struct Cursor {
   std::size_t next_op = 0, next_task = 0;
+  std::size_t next_post = 0;  // one thread: the first collective not posted yet
   double comm_free = 0, compute_free = 0;
   bool arrived = false;
 
@@ -992,8 +994,146 @@ void run_unpack(StepModel& model) {
   }
 }
 
-// Runs the two streams of every rank to completion; fills start / end of every op, task and DP
-// run.
+// Runs every kernel of the rank that can run, in stream order. Returns whether one ran.
+bool run_ready_kernels(const StepModel& model, RankWork& w, Cursor& c, bool hide_overlappable) {
+  bool ran = false;
+  while (c.next_task < w.tasks.size()) {
+    Task& t = w.tasks[c.next_task];
+    const double ready = ready_at(model, w, t.dep);
+    if (ready == kUnset) break;
+    t.start = std::max(c.compute_free, ready);
+    t.end = t.start + task_seconds(model, w, t, hide_overlappable);
+    c.compute_free = t.end;
+    ++c.next_task;
+    ran = true;
+  }
+  return ran;
+}
+
+// Two streams: a collective starts once every member's comm stream has reached it (its previous
+// collective done, the kernels it waits for done), on every member at once. Returns whether the
+// rank's stream moved; `moved(m)` for every other member once the collective has run.
+template <typename Moved>
+bool arrive_beside_compute(StepModel& model, std::vector<Cursor>& cur, std::size_t r,
+                           Moved&& moved) {
+  RankWork& w = model.ranks[r];
+  Cursor& c = cur[r];
+  if (c.next_op >= w.ops.size() || c.arrived) return false;
+  CommOp& op = w.ops[c.next_op];
+  const double ready = task_end(w, op.dep);
+  if (ready == kUnset) return false;
+  Instance& inst = model.instances[static_cast<std::size_t>(op.instance)];
+  inst.ready = std::max({inst.ready, c.comm_free, ready});
+  c.arrived = true;
+  if (++inst.arrived < static_cast<int>(inst.members.size())) return true;
+  for (const auto& [mr, mi] : inst.members) {
+    const auto m = static_cast<std::size_t>(mr);
+    CommOp& mop = model.ranks[m].ops[static_cast<std::size_t>(mi)];
+    mop.start = inst.ready;
+    mop.end = inst.ready + inst.seconds;
+    cur[m].comm_free = mop.end;
+    cur[m].next_op = static_cast<std::size_t>(mi) + 1;
+    cur[m].arrived = false;
+    if (m != r) moved(m);
+  }
+  return true;
+}
+
+// One thread (host ranks under MPI; ProjectionOptions::comm_beside_compute). A rank posts a
+// collective as its thread gets there (the pack it sends done, its earlier collectives posted)
+// and computes on; it is inside MPI only while it waits, and only then does Open MPI move data.
+// The TP collectives are single-round exchanges (Ialltoallv, Iallgatherv, Igatherv, Iscatterv:
+// one send and one receive per peer) whose messages above the eager limit go by rendezvous
+// through shared memory: the sender's post leaves a header, the receiver copies the data out
+// once it is inside MPI, and the sender's request completes once it sees that. So member m's
+// part of a collective moves once m waits for it, every member has posted, and every other
+// member has been inside MPI since m posted; waiting for an earlier collective counts. The
+// members need not wait at the same time: a rank whose peer is behind runs ahead until it needs
+// data the peer has not posted (ASC's one matrix per host: the ranks' steps of consecutive
+// groups overlap, where waiting together made every group cost its slower rank's step).
+class OneThread {
+ public:
+  OneThread(StepModel& model, std::vector<Cursor>& cur)
+      : model_(model), cur_(cur), in_mpi_(model.ranks.size()), waiting_since_(model.ranks.size()) {
+    for (std::size_t r = 0; r < model.ranks.size(); ++r) {
+      for (CommOp& op : model.ranks[r].ops) op.posted = kUnset;
+      thread_start_.push_back(cur[r].compute_free);
+    }
+  }
+
+  // Posts what the rank's thread has reached and, once it waits, completes its next collective
+  // if it can. Returns whether the rank's state moved.
+  bool advance(std::size_t r) {
+    RankWork& w = model_.ranks[r];
+    Cursor& c = cur_[r];
+    bool moved = post_reached(w, c, thread_start_[r]);
+    if (c.next_op >= w.ops.size()) return moved;
+    CommOp& op = w.ops[c.next_op];
+    if (op.posted == kUnset) return moved;
+    if (!c.arrived) {
+      c.arrived = true;
+      waiting_since_[r] = c.comm_start(true);
+      moved = true;
+    }
+    const Instance& inst = model_.instances[static_cast<std::size_t>(op.instance)];
+    double start = waiting_since_[r];
+    for (const auto& [mr, mi] : inst.members) {
+      const auto q = static_cast<std::size_t>(mr);
+      if (q == r) continue;
+      const double posted = model_.ranks[q].ops[static_cast<std::size_t>(mi)].posted;
+      const double entered = in_mpi_since(q, op.posted, op.instance);
+      if (posted == kUnset || entered == kUnset) return moved;
+      start = std::max({start, posted, entered});
+    }
+    op.start = start;
+    op.end = start + inst.seconds;
+    in_mpi_[r].emplace_back(waiting_since_[r], op.end);
+    c.comm_free = c.compute_free = op.end;
+    ++c.next_op;
+    c.arrived = false;
+    return true;
+  }
+
+ private:
+  // Posts in issue order, each once the kernel it sends from has run (the thread starts once
+  // the gradient sync has ended: `thread_start`).
+  static bool post_reached(RankWork& w, Cursor& c, double thread_start) {
+    bool posted = false;
+    for (; c.next_post < w.ops.size(); ++c.next_post) {
+      CommOp& op = w.ops[c.next_post];
+      const double ready = task_end(w, op.dep);
+      if (ready == kUnset) break;
+      const double previous = c.next_post == 0 ? thread_start : w.ops[c.next_post - 1].posted;
+      op.posted = std::max(previous, ready);
+      posted = true;
+    }
+    return posted;
+  }
+
+  // The first time at or after `t` rank q is inside MPI; kUnset while that is not known yet.
+  // q's waits so far are in in_mpi_; a wait still open covers every time from its start when it
+  // is for `instance` itself (it cannot end before every member has posted, `t` included), and
+  // times from its start only once it has ended otherwise.
+  double in_mpi_since(std::size_t q, double t, int instance) const {
+    const auto& waits = in_mpi_[q];
+    const auto after = std::lower_bound(waits.begin(), waits.end(), t,
+                                        [](const auto& wait, double x) { return wait.second < x; });
+    if (after != waits.end()) return std::max(after->first, t);
+    const Cursor& c = cur_[q];
+    if (!c.arrived) return kUnset;
+    if (waiting_since_[q] >= t) return waiting_since_[q];
+    const CommOp& waited = model_.ranks[q].ops[c.next_op];
+    return waited.instance == instance ? t : kUnset;
+  }
+
+  StepModel& model_;
+  std::vector<Cursor>& cur_;
+  std::vector<std::vector<std::pair<double, double>>> in_mpi_;  // per rank: its ended waits
+  std::vector<double> waiting_since_;                           // per rank: its open wait
+  std::vector<double> thread_start_;                            // per rank: its gradient sync's end
+};
+
+// Runs the streams of every rank to completion; fills start / end of every op, task and DP run.
 void simulate(StepModel& model, bool hide_overlappable) {
   const std::size_t n = model.ranks.size();
   std::vector<Cursor> cur(n);
@@ -1010,9 +1150,18 @@ void simulate(StepModel& model, bool hide_overlappable) {
   if (model.one_thread) {
     for (Cursor& c : cur) c.compute_free = c.comm_free;
   }
+  std::optional<OneThread> one_thread;
+  if (model.one_thread) one_thread.emplace(model, cur);
   std::deque<std::size_t> work(n);
   std::iota(work.begin(), work.end(), std::size_t{0});
   std::vector<char> queued(n, 1);
+  const auto requeue = [&](std::size_t m) {
+    if (!queued[m]) {
+      queued[m] = 1;
+      work.push_back(m);
+    }
+  };
+  const auto tp = static_cast<std::size_t>(model.tp);
 
   while (!work.empty()) {
     const std::size_t r = work.front();
@@ -1021,54 +1170,19 @@ void simulate(StepModel& model, bool hide_overlappable) {
     RankWork& w = model.ranks[r];
     Cursor& c = cur[r];
     for (bool progressed = true; progressed;) {
-      progressed = false;
-      // Every kernel that can run runs before the rank arrives at its next collective: with one
-      // thread the data moves once every member has run the kernels it could run while it waited
-      // (the executor posts the collective, computes, then waits), the last to arrive included.
-      while (c.next_task < w.tasks.size()) {
-        Task& t = w.tasks[c.next_task];
-        const double ready = ready_at(model, w, t.dep);
-        if (ready == kUnset) break;
-        t.start = std::max(c.compute_free, ready);
-        t.end = t.start + task_seconds(model, w, t, hide_overlappable);
-        c.compute_free = t.end;
-        ++c.next_task;
-        progressed = true;
-      }
-      if (c.next_op < w.ops.size() && !c.arrived) {
-        CommOp& op = w.ops[c.next_op];
-        const double ready = task_end(w, op.dep);
-        if (ready != kUnset) {
-          Instance& inst = model.instances[static_cast<std::size_t>(op.instance)];
-          inst.ready = std::max(inst.ready, std::max(c.comm_start(model.one_thread), ready));
-          c.arrived = true;
-          if (++inst.arrived == static_cast<int>(inst.members.size())) {
-            // One thread: the data moves once every member has also run the kernels it could
-            // run while it waited (the executor posts the collective, computes, then waits).
-            // (Two streams: every member's comm stream was free at its arrival, so inst.ready.)
-            double start = inst.ready;
-            if (model.one_thread) {
-              for (const auto& [mr, mi] : inst.members) {
-                start = std::max(start, cur[static_cast<std::size_t>(mr)].comm_start(true));
-              }
-            }
-            for (const auto& [mr, mi] : inst.members) {
-              const auto m = static_cast<std::size_t>(mr);
-              CommOp& mop = model.ranks[m].ops[static_cast<std::size_t>(mi)];
-              mop.start = start;
-              mop.end = start + inst.seconds;
-              cur[m].comm_free = mop.end;
-              if (model.one_thread) cur[m].compute_free = mop.end;
-              cur[m].next_op = static_cast<std::size_t>(mi) + 1;
-              cur[m].arrived = false;
-              if (m != r && !queued[m]) {
-                queued[m] = 1;
-                work.push_back(m);
-              }
-            }
-            progressed = true;
+      // Every kernel that can run runs before the rank waits for its next collective (the
+      // executor posts the collective, computes, then waits).
+      progressed = run_ready_kernels(model, w, c, hide_overlappable);
+      if (one_thread) {
+        if (one_thread->advance(r)) {
+          progressed = true;
+          // What the rank's TP group waits for may have moved (its waits, posts, completions).
+          for (std::size_t m = r / tp * tp; m < (r / tp + 1) * tp; ++m) {
+            if (m != r) requeue(m);
           }
         }
+      } else if (arrive_beside_compute(model, cur, r, requeue)) {
+        progressed = true;
       }
     }
   }

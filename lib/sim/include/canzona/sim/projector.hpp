@@ -91,8 +91,9 @@ struct ProjectionOptions {
   bool group_identical_ranks = true;
   /// Whether a rank's collectives run beside its kernels (two streams: NCCL on its own CUDA
   /// stream) or on the thread that computes (a CPU rank under MPI: Open MPI moves a nonblocking
-  /// collective's data only inside MPI calls, so it moves while the rank waits, after the
-  /// kernels the rank ran meanwhile, never behind them). false for host ranks.
+  /// collective's data only inside MPI calls, so a rank's part moves while it waits, after the
+  /// kernels it ran meanwhile, never behind them, once every member has posted and every other
+  /// member has been inside MPI since the rank posted). false for host ranks.
   bool comm_beside_compute = true;
 };
 
@@ -152,7 +153,9 @@ struct Projection {
 /// unsharded matrices, per micro-group the next group's pack (serial: its own), the assembly, the
 /// steps (slot order) and the directions' pack, then the TP-SC matrices, the publish. With
 /// ProjectionOptions::comm_beside_compute false (host ranks) the two streams of a rank are one: a
-/// collective starts once every member is free of kernels and collectives alike.
+/// rank posts a collective once the kernel it sends from has run, and its part of the collective
+/// starts once it waits for it (free of kernels), every member has posted it and every other
+/// member has waited, for this or an earlier collective, since the rank posted.
 ///
 /// Throws canzona::Error when the plan's collectives cannot be matched across a group (a plan
 /// bug) and ConfigError when the topology is invalid.
