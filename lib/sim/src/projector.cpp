@@ -1161,8 +1161,6 @@ void simulate(StepModel& model, bool hide_overlappable) {
       work.push_back(m);
     }
   };
-  const auto tp = static_cast<std::size_t>(model.tp);
-
   while (!work.empty()) {
     const std::size_t r = work.front();
     work.pop_front();
@@ -1177,7 +1175,9 @@ void simulate(StepModel& model, bool hide_overlappable) {
         if (one_thread->advance(r)) {
           progressed = true;
           // What the rank's TP group waits for may have moved (its waits, posts, completions).
-          for (std::size_t m = r / tp * tp; m < (r / tp + 1) * tp; ++m) {
+          for (int t = 0; t < model.tp; ++t) {
+            const auto m =
+                static_cast<std::size_t>(rank_of(static_cast<int>(r) / model.tp, t, model.tp));
             if (m != r) requeue(m);
           }
         }
